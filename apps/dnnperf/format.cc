@@ -1,0 +1,25 @@
+#include "apps/dnnperf/format.h"
+
+#include <cstdio>
+
+namespace dnnperf::cli {
+
+std::string with_commas(std::int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string mebibytes(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 2); }
+
+}  // namespace dnnperf::cli

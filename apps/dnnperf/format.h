@@ -1,0 +1,15 @@
+#pragma once
+// Number formatting for the CLI's tables.
+#include <cstdint>
+#include <string>
+
+namespace dnnperf::cli {
+
+/// 25557032 -> "25,557,032".
+std::string with_commas(std::int64_t value);
+/// Fixed-point with `digits` decimals.
+std::string fixed(double value, int digits);
+/// Bytes in MiB with two decimals.
+std::string mebibytes(double bytes);
+
+}  // namespace dnnperf::cli

@@ -1,0 +1,26 @@
+// dnnperf: predicts how long deep-network training and inference take, and how they scale.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/dnnperf/net_command.h"
+#include "predictor/common/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dnnperf: performance prediction for deep-network training and inference"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "dnnperf 0.1.0");
+  dnnperf::cli::add_net_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const dnnperf::InputError& e) {
+    std::cerr << "dnnperf: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "dnnperf: error: out of memory (is the network or batch unreasonably large?)\n";
+    return 1;
+  }
+  return 0;
+}

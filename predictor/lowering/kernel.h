@@ -1,0 +1,61 @@
+#pragma once
+// Kernel: the unit a cost model prices. Lowering turns every op of a graph into kernels, separately
+// for the forward pass, the gradient with respect to activations (backward_data), the gradient with
+// respect to parameters (backward_weight) and the optimizer update.
+//
+// FLOPs count a multiply-add as two operations. Bytes are what the kernel must move to and from
+// memory at least once (inputs read, outputs written), at the kernel's element type.
+#include <cstdint>
+#include <string_view>
+
+#include "predictor/common/dtype.h"
+#include "predictor/graph/op_kind.h"
+
+namespace dnnperf {
+
+enum class Phase : std::uint8_t { forward, backward_data, backward_weight, update };
+inline constexpr int kPhaseCount = 4;
+std::string_view phase_name(Phase phase);
+
+enum class KernelClass : std::uint8_t {
+  gemm,         // (batched) matrix multiply, priced from m, n, k
+  conv,         // 2-D convolution in one of three directions (the phase tells which)
+  elementwise,  // one pass over memory, output-sized: activations, arithmetic, optimizer updates
+  reduction,    // a pass that reduces along axes: normalisation statistics, softmax, pooling, bias grads
+  gather,       // indexed reads or scatters: embeddings
+  copy,         // a layout change: transpose, concat
+};
+std::string_view kernel_class_name(KernelClass cls);
+
+/// C(m x n) = op(A)(m x k) * op(B)(k x n), `batch` times; op() transposes when trans_* is set.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool trans_a = false, trans_b = false;
+};
+
+/// A convolution as cuDNN describes it: input N x C x H x W, filter K x C/groups x R x S,
+/// output N x K x P x Q.
+struct ConvShape {
+  std::int64_t n = 0, c = 0, h = 0, w = 0, k = 0, r = 0, s = 0, p = 0, q = 0;
+  std::int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+  std::int64_t groups = 1;
+};
+
+struct Kernel {
+  KernelClass cls = KernelClass::elementwise;
+  Phase phase = Phase::forward;
+  DType dtype = DType::f32;
+  /// The kind of the op it came from (tells a ReLU pass from a softmax pass).
+  OpKind op_kind = OpKind::relu;
+  /// Index of that op in Graph::ops().
+  int op = -1;
+  GemmShape gemm;   // set when cls == gemm
+  ConvShape conv;   // set when cls == conv
+  /// Elements written (for gemm and conv: output elements).
+  std::int64_t elements = 0;
+  double flops = 0;
+  double bytes_read = 0;
+  double bytes_written = 0;
+};
+
+}  // namespace dnnperf

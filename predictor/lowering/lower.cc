@@ -1,0 +1,467 @@
+#include "predictor/lowering/lower.h"
+
+#include <algorithm>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf {
+namespace {
+
+// Nominal arithmetic per element of one-pass kernels. These kernels are memory-bound on every
+// device we model, so the bytes, not these counts, decide their cost; the counts keep FLOP totals
+// comparable with profilers that count them (e.g. fvcore counts one op per activation element).
+double unary_flops(OpKind kind) {
+  switch (kind) {
+    case OpKind::relu: case OpKind::neg: case OpKind::sqrt: case OpKind::reciprocal: return 1;
+    case OpKind::relu6: return 2;
+    case OpKind::hardsigmoid: return 3;
+    case OpKind::sigmoid: case OpKind::exp: return 4;
+    case OpKind::silu: case OpKind::hardswish: return 5;
+    case OpKind::tanh: return 6;
+    case OpKind::gelu: case OpKind::erf: return 10;
+    case OpKind::cast: return 0;
+    default: return 1;
+  }
+}
+
+class Emitter {
+ public:
+  Emitter(std::vector<Kernel>& out, const Graph& g, int op_index)
+      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index) {}
+
+  const Tensor& in(std::size_t i) const { return g_.tensor(op_.inputs[i]); }
+  const Tensor& outp(std::size_t i = 0) const { return g_.tensor(op_.outputs[i]); }
+  std::size_t input_count() const { return op_.inputs.size(); }
+  const OpAttrs& attrs() const { return op_.attrs; }
+  OpKind kind() const { return op_.kind; }
+  DType dtype() const { return outp().dtype; }
+  double es() const { return dtype_bytes(dtype()); }
+  /// Phase of the gradient with respect to input i.
+  Phase grad_phase(std::size_t i) const {
+    return in(i).role == TensorRole::parameter ? Phase::backward_weight : Phase::backward_data;
+  }
+
+  void gemm(Phase phase, GemmShape s) {
+    Kernel k = base(KernelClass::gemm, phase);
+    k.gemm = s;
+    k.elements = s.batch * s.m * s.n;
+    k.flops = 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.m) * static_cast<double>(s.n) *
+              static_cast<double>(s.k);
+    k.bytes_read = es() * static_cast<double>(s.batch) * static_cast<double>(s.m * s.k + s.k * s.n);
+    k.bytes_written = es() * static_cast<double>(k.elements);
+    out_.push_back(k);
+  }
+
+  void conv(Phase phase, const ConvShape& c) {
+    Kernel k = base(KernelClass::conv, phase);
+    k.conv = c;
+    const double x = static_cast<double>(c.n * c.c * c.h * c.w);
+    const double w = static_cast<double>(c.k * (c.c / c.groups) * c.r * c.s);
+    const double y = static_cast<double>(c.n * c.k * c.p * c.q);
+    k.flops = 2.0 * y * static_cast<double>((c.c / c.groups) * c.r * c.s);
+    switch (phase) {
+      case Phase::forward: k.bytes_read = es() * (x + w); k.bytes_written = es() * y; k.elements = c.n * c.k * c.p * c.q; break;
+      case Phase::backward_data: k.bytes_read = es() * (y + w); k.bytes_written = es() * x; k.elements = c.n * c.c * c.h * c.w; break;
+      default: k.bytes_read = es() * (x + y); k.bytes_written = es() * w; k.elements = c.k * (c.c / c.groups) * c.r * c.s; break;
+    }
+    out_.push_back(k);
+  }
+
+  void pass(KernelClass cls, Phase phase, std::int64_t elements, double flops_per_element,
+            double bytes_read, double bytes_written) {
+    Kernel k = base(cls, phase);
+    k.elements = elements;
+    k.flops = flops_per_element * static_cast<double>(elements);
+    k.bytes_read = bytes_read;
+    k.bytes_written = bytes_written;
+    out_.push_back(k);
+  }
+
+ private:
+  Kernel base(KernelClass cls, Phase phase) const {
+    Kernel k;
+    k.cls = cls;
+    k.phase = phase;
+    k.dtype = dtype();
+    k.op_kind = op_.kind;
+    k.op = op_index_;
+    return k;
+  }
+
+  std::vector<Kernel>& out_;
+  const Graph& g_;
+  const Op& op_;
+  int op_index_;
+};
+
+double bytes(const Tensor& t) { return static_cast<double>(t.bytes()); }
+
+ConvShape conv_shape(const Emitter& e) {
+  const TensorShape& x = e.in(0).shape;
+  const TensorShape& w = e.in(1).shape;
+  const TensorShape& y = e.outp().shape;
+  const OpAttrs& a = e.attrs();
+  return ConvShape{x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3],
+                   a.stride[0], a.stride[1], a.pad_begin[0], a.pad_begin[1], a.dilation[0], a.dilation[1], a.groups};
+}
+
+void lower_conv2d(Emitter& e, bool forward) {
+  const ConvShape c = conv_shape(e);
+  const Tensor& y = e.outp();
+  const bool bias = e.input_count() == 3;
+  if (forward) {
+    e.conv(Phase::forward, c);
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 1, bytes(y) + bytes(e.in(2)), bytes(y));
+    return;
+  }
+  if (e.in(0).requires_grad) e.conv(Phase::backward_data, c);
+  if (e.in(1).requires_grad) e.conv(Phase::backward_weight, c);
+  if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, c.k, static_cast<double>(y.shape.numel()) / static_cast<double>(c.k), bytes(y), bytes(e.in(2)));
+}
+
+void lower_linear(Emitter& e, bool forward) {
+  const Tensor& x = e.in(0);
+  const Tensor& y = e.outp();
+  const std::int64_t in = x.shape.back(), out = y.shape.back(), m = x.shape.numel() / in;
+  const bool bias = e.input_count() == 3;
+  if (forward) {
+    e.gemm(Phase::forward, {m, out, in, 1, false, true});
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 1, bytes(y) + bytes(e.in(2)), bytes(y));
+    return;
+  }
+  if (x.requires_grad) e.gemm(Phase::backward_data, {m, in, out, 1, false, false});
+  if (e.in(1).requires_grad) e.gemm(e.grad_phase(1), {out, in, m, 1, true, false});
+  if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, e.grad_phase(2), out, static_cast<double>(m), bytes(y), bytes(e.in(2)));
+}
+
+void lower_matmul(Emitter& e, bool forward) {
+  const TensorShape& a = e.in(0).shape;
+  const TensorShape& b = e.in(1).shape;
+  const TensorShape& y = e.outp().shape;
+  const std::int64_t k = a.back(), n = b.back();
+  std::int64_t m = a.at(-2), batch = y.numel() / (y.at(-2) * y.back());
+  // A batched activation times an unbatched matrix is one big GEMM, as frameworks run it.
+  const bool fold = b.rank() == 2 && a.rank() > 2;
+  if (fold) {
+    m *= batch;
+    batch = 1;
+  }
+  if (forward) {
+    e.gemm(Phase::forward, {m, n, k, batch, false, false});
+    return;
+  }
+  if (e.in(0).requires_grad) e.gemm(e.grad_phase(0), {m, k, n, batch, false, true});
+  if (e.in(1).requires_grad) e.gemm(e.grad_phase(1), {k, n, m, batch, true, false});
+}
+
+void lower_pooling(Emitter& e, bool forward, bool training) {
+  const Tensor& x = e.in(0);
+  const Tensor& y = e.outp();
+  const bool max = e.kind() == OpKind::max_pool2d || e.kind() == OpKind::adaptive_max_pool2d;
+  const bool adaptive = e.kind() == OpKind::adaptive_avg_pool2d || e.kind() == OpKind::adaptive_max_pool2d;
+  const double window = adaptive ? static_cast<double>(x.shape.numel()) / static_cast<double>(y.shape.numel())
+                                 : static_cast<double>(e.attrs().kernel[0] * e.attrs().kernel[1]);
+  const double indices = max && training ? 8.0 * static_cast<double>(y.shape.numel()) : 0.0;
+  if (forward) {
+    e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), window, bytes(x), bytes(y) + indices);
+    return;
+  }
+  if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, bytes(y) + indices, bytes(x));
+}
+
+void lower_normalization(Emitter& e, bool forward, bool training) {
+  const Tensor& x = e.in(0);
+  const std::int64_t n = x.shape.numel();
+  const bool batch_norm = e.kind() == OpKind::batch_norm;
+  const std::int64_t stats = batch_norm ? x.shape[1] : n / e.in(1 < e.input_count() ? 1 : 0).shape.numel();
+  if (forward) {
+    if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), bytes(x), 8.0 * static_cast<double>(stats));
+    if (batch_norm) e.pass(KernelClass::elementwise, Phase::forward, n, 4, bytes(x) + 16.0 * static_cast<double>(stats), bytes(x));
+    else e.pass(KernelClass::reduction, Phase::forward, n, 8, bytes(x), bytes(x) + (training ? 8.0 * static_cast<double>(stats) : 0.0));
+    return;
+  }
+  if (e.input_count() > 1 && e.in(1).requires_grad) {
+    const double params = bytes(e.in(1)) * static_cast<double>(e.input_count() >= 3 ? 2 : 1);
+    e.pass(KernelClass::reduction, Phase::backward_weight, e.in(1).shape.numel() * 2, static_cast<double>(n) * 3.0 / static_cast<double>(2 * e.in(1).shape.numel()), 2.0 * bytes(x), params);
+  }
+  if (x.requires_grad) e.pass(batch_norm ? KernelClass::elementwise : KernelClass::reduction, Phase::backward_data, n, 8, 2.0 * bytes(x), bytes(x));
+}
+
+void lower_unary(Emitter& e, bool forward) {
+  const Tensor& x = e.in(0);
+  const Tensor& y = e.outp();
+  if (forward) {
+    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), unary_flops(e.kind()), bytes(x), bytes(y));
+    return;
+  }
+  if (!x.requires_grad) return;
+  const double saved = e.kind() == OpKind::neg || e.kind() == OpKind::cast ? 0.0 : bytes(x);
+  e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), unary_flops(e.kind()), bytes(y) + saved, bytes(x));
+}
+
+void lower_binary(Emitter& e, bool forward) {
+  const Tensor& y = e.outp();
+  const double flops = e.kind() == OpKind::pow ? 10 : 1;
+  if (forward) {
+    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), flops, bytes(e.in(0)) + bytes(e.in(1)), bytes(y));
+    return;
+  }
+  const bool additive = e.kind() == OpKind::add || e.kind() == OpKind::sub;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Tensor& x = e.in(i);
+    if (!x.requires_grad) continue;
+    const bool broadcast = !(x.shape == y.shape);
+    // d(a+b)/da passes the gradient through untouched: no kernel unless it must be summed down.
+    const bool negate = e.kind() == OpKind::sub && i == 1;
+    if (!additive || negate)
+      e.pass(KernelClass::elementwise, e.grad_phase(i), y.shape.numel(), flops, bytes(y) + (additive ? 0.0 : bytes(e.in(1 - i))), bytes(y));
+    if (broadcast)
+      e.pass(KernelClass::reduction, e.grad_phase(i), x.shape.numel(), static_cast<double>(y.shape.numel()) / static_cast<double>(x.shape.numel()), bytes(y), bytes(x));
+  }
+}
+
+void lower_reduction(Emitter& e, bool forward) {
+  const Tensor& x = e.in(0);
+  const Tensor& y = e.outp();
+  switch (e.kind()) {
+    case OpKind::softmax:
+    case OpKind::log_softmax:
+      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), 5, bytes(x), bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::reduction, Phase::backward_data, x.shape.numel(), 4, 2.0 * bytes(y), bytes(x));
+      return;
+    case OpKind::reduce_mean:
+      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), static_cast<double>(x.shape.numel()) / static_cast<double>(y.shape.numel()), bytes(x), bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, bytes(y), bytes(x));
+      return;
+    case OpKind::weighted_sum: {
+      const std::size_t n = e.input_count() - 1;
+      const double all = bytes(x) * static_cast<double>(n);
+      if (forward) {
+        e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 2.0 * static_cast<double>(n), all + bytes(e.in(n)), bytes(y));
+        return;
+      }
+      if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel() * static_cast<std::int64_t>(n), 1, bytes(y) + bytes(e.in(n)), all);
+      if (e.in(n).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, static_cast<std::int64_t>(n), 2.0 * static_cast<double>(x.shape.numel()), all + bytes(y), bytes(e.in(n)));
+      return;
+    }
+    default: DNNPERF_CHECK(false);
+  }
+}
+
+void lower_dropout(Emitter& e, bool forward, bool training) {
+  if (!training || e.attrs().p == 0.0) return;
+  const Tensor& x = e.in(0);
+  const double mask = static_cast<double>(x.shape.numel());
+  if (forward) e.pass(KernelClass::elementwise, Phase::forward, x.shape.numel(), 2, bytes(x), bytes(x) + mask);
+  else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, bytes(x) + mask, bytes(x));
+}
+
+void lower_layout(Emitter& e, bool forward) {
+  const Tensor& y = e.outp();
+  const Tensor& x = e.in(0);
+  switch (e.kind()) {
+    case OpKind::concat: {
+      if (forward) {
+        e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, bytes(y), bytes(y));
+        return;
+      }
+      double moved = 0;
+      std::int64_t elements = 0;
+      for (std::size_t i = 0; i < e.input_count(); ++i)
+        if (e.in(i).requires_grad) {
+          moved += bytes(e.in(i));
+          elements += e.in(i).shape.numel();
+        }
+      if (elements) e.pass(KernelClass::copy, Phase::backward_data, elements, 0, moved, moved);
+      return;
+    }
+    case OpKind::split:  // forward: views of the input; backward concatenates the gradients
+      if (!forward && x.requires_grad) e.pass(KernelClass::copy, Phase::backward_data, x.shape.numel(), 0, bytes(x), bytes(x));
+      return;
+    case OpKind::transpose:
+      if (forward) e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, bytes(x), bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::copy, Phase::backward_data, x.shape.numel(), 0, bytes(y), bytes(x));
+      return;
+    case OpKind::slice:
+      if (forward) e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, bytes(y), bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 0, bytes(y), bytes(x));
+      return;
+    default:  // flatten and reshape are views: no kernel
+      return;
+  }
+}
+
+void lower_embedding(Emitter& e, bool forward) {
+  const Tensor& ids = e.in(0);
+  const Tensor& table = e.in(1);
+  const Tensor& y = e.outp();
+  if (forward) {
+    e.pass(KernelClass::gather, Phase::forward, y.shape.numel(), 0, bytes(ids) + bytes(y), bytes(y));
+    return;
+  }
+  if (!table.requires_grad) return;
+  // A dense gradient: zero the whole table, then scatter-add the rows that were used.
+  e.pass(KernelClass::elementwise, Phase::backward_weight, table.shape.numel(), 0, 0, bytes(table));
+  e.pass(KernelClass::gather, Phase::backward_weight, y.shape.numel(), 1, bytes(ids) + 2.0 * bytes(y), bytes(y));
+}
+
+void lower_attention(Emitter& e, bool forward, bool training) {
+  const Tensor& x = e.in(0);
+  const bool bias = e.attrs().bias;
+  const std::int64_t b = x.shape[0], s = x.shape[1], d_model = x.shape[2], h = e.attrs().heads, d = d_model / h;
+  const std::int64_t tokens = b * s, scores = b * h * s * s;
+  const double es = e.es();
+  const double act = es * static_cast<double>(tokens * d_model);
+  const double score_bytes = es * static_cast<double>(scores);
+  const bool dropout = training && e.attrs().p > 0.0;
+  const Tensor& w_in = e.in(1);
+  const Tensor& w_out = e.in(bias ? 3 : 2);
+  if (forward) {
+    e.gemm(Phase::forward, {tokens, 3 * d_model, d_model, 1, false, true});
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, 3 * tokens * d_model, 1, 3.0 * act, 3.0 * act);
+    e.pass(KernelClass::copy, Phase::forward, 3 * tokens * d_model, 0, 3.0 * act, 3.0 * act);  // split heads
+    e.pass(KernelClass::elementwise, Phase::forward, tokens * d_model, 1, act, act);            // q / sqrt(d)
+    e.gemm(Phase::forward, {s, s, d, b * h, false, true});                                       // q k^T
+    if (e.attrs().causal) e.pass(KernelClass::elementwise, Phase::forward, scores, 1, score_bytes, score_bytes);
+    e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes);         // softmax
+    if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores));
+    e.gemm(Phase::forward, {s, d, s, b * h, false, false});                                      // p v
+    e.pass(KernelClass::copy, Phase::forward, tokens * d_model, 0, act, act);                    // merge heads
+    e.gemm(Phase::forward, {tokens, d_model, d_model, 1, false, true});
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, tokens * d_model, 1, act, act);
+    return;
+  }
+  if (w_out.requires_grad) {
+    e.gemm(Phase::backward_weight, {d_model, d_model, tokens, 1, true, false});
+    if (bias) e.pass(KernelClass::reduction, Phase::backward_weight, d_model, static_cast<double>(tokens), act, es * static_cast<double>(d_model));
+  }
+  const bool need_inner = x.requires_grad || w_in.requires_grad;
+  if (!need_inner) return;
+  e.gemm(Phase::backward_data, {tokens, d_model, d_model, 1, false, false});  // d context
+  e.pass(KernelClass::copy, Phase::backward_data, tokens * d_model, 0, act, act);
+  e.gemm(Phase::backward_data, {s, s, d, b * h, false, true});   // d p = d ctx v^T
+  e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d v = p^T d ctx
+  if (dropout) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes + static_cast<double>(scores), score_bytes);
+  e.pass(KernelClass::reduction, Phase::backward_data, scores, 4, 2.0 * score_bytes, score_bytes);  // softmax
+  if (e.attrs().causal) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes, score_bytes);
+  e.gemm(Phase::backward_data, {s, d, s, b * h, false, false});  // d q = d s k
+  e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d k = d s^T q
+  e.pass(KernelClass::elementwise, Phase::backward_data, tokens * d_model, 1, act, act);
+  e.pass(KernelClass::copy, Phase::backward_data, 3 * tokens * d_model, 0, 3.0 * act, 3.0 * act);
+  if (x.requires_grad) e.gemm(Phase::backward_data, {tokens, d_model, 3 * d_model, 1, false, false});
+  if (w_in.requires_grad) {
+    e.gemm(Phase::backward_weight, {3 * d_model, d_model, tokens, 1, true, false});
+    if (bias) e.pass(KernelClass::reduction, Phase::backward_weight, 3 * d_model, static_cast<double>(tokens), 3.0 * act, 3.0 * es * static_cast<double>(d_model));
+  }
+}
+
+void lower_loss(Emitter& e, bool forward) {
+  const Tensor& logits = e.in(0);
+  const Tensor& target = e.in(1);
+  const std::int64_t rows = target.shape.numel();
+  if (forward) {
+    e.pass(KernelClass::reduction, Phase::forward, logits.shape.numel(), 5, bytes(logits), bytes(logits));  // log_softmax
+    e.pass(KernelClass::reduction, Phase::forward, 1, static_cast<double>(rows), bytes(target) + e.es() * static_cast<double>(rows), e.es());
+    return;
+  }
+  if (logits.requires_grad)
+    e.pass(KernelClass::elementwise, Phase::backward_data, logits.shape.numel(), 3, bytes(logits) + bytes(target), bytes(logits));
+}
+
+void lower_op(Emitter& e, bool forward, bool training) {
+  switch (op_family(e.kind())) {
+    case OpFamily::convolution: return lower_conv2d(e, forward);
+    case OpFamily::gemm: return e.kind() == OpKind::linear ? lower_linear(e, forward) : lower_matmul(e, forward);
+    case OpFamily::pooling: return lower_pooling(e, forward, training);
+    case OpFamily::normalization: return lower_normalization(e, forward, training);
+    case OpFamily::unary: return lower_unary(e, forward);
+    case OpFamily::binary: return lower_binary(e, forward);
+    case OpFamily::reduction: return lower_reduction(e, forward);
+    case OpFamily::regularization: return lower_dropout(e, forward, training);
+    case OpFamily::layout: return lower_layout(e, forward);
+    case OpFamily::embedding: return lower_embedding(e, forward);
+    case OpFamily::attention: return lower_attention(e, forward, training);
+    case OpFamily::loss: return lower_loss(e, forward);
+  }
+}
+
+// A tensor read by c ops receives c gradients in backward; summing them costs c - 1 adds.
+void accumulate_gradient(std::vector<Kernel>& kernels, const Tensor& t, int consumers, int op, OpKind kind) {
+  if (!t.requires_grad || consumers < 2) return;
+  Kernel k;
+  k.cls = KernelClass::elementwise;
+  k.phase = t.role == TensorRole::parameter ? Phase::backward_weight : Phase::backward_data;
+  k.dtype = t.dtype;
+  k.op_kind = kind;
+  k.op = op;
+  k.elements = t.shape.numel() * (consumers - 1);
+  k.flops = static_cast<double>(k.elements);
+  k.bytes_read = 2.0 * bytes(t) * (consumers - 1);
+  k.bytes_written = bytes(t) * (consumers - 1);
+  kernels.push_back(k);
+}
+
+void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind kind, Optimizer optimizer) {
+  // Tensors touched per element: SGD reads w, g and writes w; momentum adds a velocity buffer;
+  // Adam adds first and second moments (Kingma & Ba 2015, Algorithm 1).
+  double reads = 2, writes = 1, flops = 2;
+  if (optimizer == Optimizer::momentum) reads = 3, writes = 2, flops = 4;
+  if (optimizer == Optimizer::adam) reads = 4, writes = 3, flops = 12;
+  Kernel k;
+  k.cls = KernelClass::elementwise;
+  k.phase = Phase::update;
+  k.dtype = t.dtype;
+  k.op_kind = kind;
+  k.op = op;
+  k.elements = t.shape.numel();
+  k.flops = flops * static_cast<double>(k.elements);
+  k.bytes_read = reads * bytes(t);
+  k.bytes_written = writes * bytes(t);
+  kernels.push_back(k);
+}
+
+}  // namespace
+
+void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels) {
+  const int n = static_cast<int>(graph.ops().size());
+  for (int i = 0; i < n; ++i) {
+    Emitter e(kernels, graph, i);
+    lower_op(e, /*forward=*/true, options.training);
+  }
+  if (!options.training) return;
+
+  const std::vector<int> consumers = graph.consumer_counts();
+  std::vector<int> first_consumer(graph.tensors().size(), -1);
+  for (int i = n - 1; i >= 0; --i)
+    for (int t : graph.op(i).inputs) first_consumer[static_cast<std::size_t>(t)] = i;
+
+  for (int i = n - 1; i >= 0; --i) {
+    const Op& op = graph.op(i);
+    for (int t : op.outputs) accumulate_gradient(kernels, graph.tensor(t), consumers[static_cast<std::size_t>(t)], i, op.kind);
+    const bool any_grad = std::any_of(op.inputs.begin(), op.inputs.end(), [&](int t) { return graph.tensor(t).requires_grad; });
+    if (!any_grad) continue;
+    Emitter e(kernels, graph, i);
+    lower_op(e, /*forward=*/false, true);
+  }
+  for (std::size_t t = 0; t < graph.tensors().size(); ++t) {
+    const Tensor& tensor = graph.tensor(static_cast<int>(t));
+    const int op = first_consumer[t];
+    if (tensor.role != TensorRole::parameter || op < 0) continue;
+    accumulate_gradient(kernels, tensor, consumers[t], op, graph.op(op).kind);
+  }
+  for (std::size_t t = 0; t < graph.tensors().size(); ++t) {
+    const Tensor& tensor = graph.tensor(static_cast<int>(t));
+    const int op = first_consumer[t];
+    if (tensor.role != TensorRole::parameter || op < 0) continue;
+    lower_update(kernels, tensor, op, graph.op(op).kind, options.optimizer);
+  }
+}
+
+std::vector<Kernel> lower(const Graph& graph, const LoweringOptions& options) {
+  std::vector<Kernel> kernels;
+  kernels.reserve(graph.ops().size() * (options.training ? 5 : 2));
+  lower(graph, options, kernels);
+  return kernels;
+}
+
+}  // namespace dnnperf

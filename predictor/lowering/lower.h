@@ -1,0 +1,27 @@
+#pragma once
+// Lowering: from a Graph to the kernels a training step or an inference runs.
+//
+// Order matters to the simulator: all forward kernels in op order, then backward kernels in
+// reverse op order (gradients become ready for the last layers first), then one optimizer update
+// kernel per parameter tensor. A kernel's `op` field ties it to its op for per-layer reports.
+#include <vector>
+
+#include "predictor/graph/graph.h"
+#include "predictor/lowering/kernel.h"
+
+namespace dnnperf {
+
+enum class Optimizer : std::uint8_t { sgd, momentum, adam };
+
+struct LoweringOptions {
+  /// Training lowers forward, backward and update; inference lowers the forward pass only, with
+  /// BatchNorm using running statistics and dropout switched off.
+  bool training = true;
+  Optimizer optimizer = Optimizer::sgd;
+};
+
+/// Appends the kernels of `graph` to `kernels`.
+void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels);
+std::vector<Kernel> lower(const Graph& graph, const LoweringOptions& options = {});
+
+}  // namespace dnnperf
