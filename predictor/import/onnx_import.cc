@@ -21,6 +21,10 @@ struct Value {
   int tensor = -1;      // IR tensor, once the value is one
   ConstValue known;     // shape, dtype and (small) data of a value that is not an IR tensor yet
   bool weight = false;  // a float initializer: a parameter or buffer when an op reads it
+  // Spatial padding (top, left, bottom, right) that a Pad node put in front of this value; only a
+  // convolution or pooling may read it, and it takes the padding over as its own.
+  std::array<std::int64_t, 4> pads{0, 0, 0, 0};
+  bool padded = false;
 };
 
 class Importer {
@@ -124,6 +128,7 @@ class Importer {
   /// The IR tensor for input i, creating it for an initializer or constant on first use.
   int tensor(const onnx::NodeProto& node, int i, TensorRole weight_role = TensorRole::parameter) {
     Value& v = value(node, i);
+    if (v.padded) fail(node, "reads the output of a Pad node; only Conv and pooling can absorb padding");
     if (v.tensor >= 0) return v.tensor;
     const TensorRole role = v.weight ? weight_role : TensorRole::constant;
     v.tensor = graph_.add_tensor(node.input(i), TensorShape(std::span<const std::int64_t>(v.known.shape)), v.known.dtype, role);
@@ -246,9 +251,17 @@ class Importer {
     }
     if (op == "Dropout") return dropout(node);
     if (op == "Identity") {
+      // The exporter deduplicates equal initializers (identical copies of a layer) and hands each
+      // copy out through an Identity: every such copy is a parameter of its own in PyTorch.
+      const Value& in = value(node, 0);
+      if (in.tensor < 0 && in.weight) {
+        values_[node.output(0)] = in;
+        return;
+      }
       define(node, 0, tensor(node, 0));
       return;
     }
+    if (op == "Pad") return pad(node);
     if (op == "Cast") {
       const auto to = onnx_import::dtype_from_onnx(static_cast<int>(int_attribute(node, "to", 1)));
       if (!to) fail(node, "casts to an unsupported element type");
@@ -289,13 +302,52 @@ class Importer {
     fail(node, "operator not supported: dnnperf cannot price it");
   }
 
-  void conv(const onnx::NodeProto& node) {
+  /// The input of a Conv or pooling node; `absorbed` receives the padding of a preceding Pad node.
+  int padded_input(const onnx::NodeProto& node, std::array<std::int64_t, 4>& absorbed) {
+    Value& v = value(node, 0);
+    absorbed = {0, 0, 0, 0};
+    if (!v.padded) return tensor(node, 0);
+    if (node.op_type() == "MaxPool") fail(node, "a Pad before MaxPool (padding with zeros, not -inf) is not supported");
+    absorbed = v.pads;
+    return v.tensor;
+  }
+
+  static void absorb(OpAttrs& a, const std::array<std::int64_t, 4>& pads) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      a.pad_begin[i] += pads[i];
+      a.pad_end[i] += pads[i + 2];
+    }
+  }
+
+  void pad(const onnx::NodeProto& node) {
+    const auto* mode = onnx_import::find_attribute(node, "mode");
+    if (mode && mode->s() != "constant") fail(node, "only constant padding is supported, not '" + mode->s() + "'");
+    const std::vector<std::int64_t> pads = opset_ >= 11 ? constant_ints(node, 1) : ints_attribute(node, "pads");
+    if (has_input(node, 2) && constant_scalar(node, 2) != 0) fail(node, "padding with a non-zero value is not supported");
     const int x = tensor(node, 0);
+    const int rank = shape_of(x).rank();
+    if (static_cast<int>(pads.size()) != 2 * rank) fail(node, "pads must have 2 x rank entries");
+    for (int d = 0; d < rank; ++d)
+      if (pads[static_cast<std::size_t>(d)] < 0 || pads[static_cast<std::size_t>(d + rank)] < 0 ||
+          (d < rank - 2 && (pads[static_cast<std::size_t>(d)] != 0 || pads[static_cast<std::size_t>(d + rank)] != 0)))
+        fail(node, "only non-negative padding of the two spatial dimensions is supported");
+    Value v;
+    v.tensor = x;
+    if (rank == 4) {
+      v.pads = {pads[2], pads[3], pads[6], pads[7]};
+      v.padded = v.pads != std::array<std::int64_t, 4>{0, 0, 0, 0};
+    }
+    values_[node.output(0)] = v;
+  }
+
+  void conv(const onnx::NodeProto& node) {
+    OpAttrs a;
+    std::array<std::int64_t, 4> absorbed{};
+    const int x = padded_input(node, absorbed);
     const int w = tensor(node, 1);
     const TensorShape& ws = shape_of(w);
     const TensorShape& xs = shape_of(x);
     if (ws.rank() != 4 || xs.rank() != 4) fail(node, "only 2-D convolutions are supported (input " + xs.to_string() + ", weight " + ws.to_string() + ")");
-    OpAttrs a;
     a.out_features = ws[0];
     a.kernel = {ws[2], ws[3]};
     a.groups = int_attribute(node, "group", 1);
@@ -304,6 +356,7 @@ class Importer {
     if (strides.size() == 2) a.stride = {strides[0], strides[1]};
     if (dilations.size() == 2) a.dilation = {dilations[0], dilations[1]};
     set_pads(node, a, xs);
+    absorb(a, absorbed);
     a.bias = has_input(node, 2);
     std::vector<int> in{x, w};
     if (a.bias) in.push_back(tensor(node, 2));
@@ -387,18 +440,21 @@ class Importer {
   }
 
   void pool(const onnx::NodeProto& node) {
-    const int x = tensor(node, 0);
+    OpAttrs a;
+    std::array<std::int64_t, 4> absorbed{};
+    const int x = padded_input(node, absorbed);
     const auto kernel = ints_attribute(node, "kernel_shape");
     if (kernel.size() != 2) fail(node, "only 2-D pooling is supported");
-    OpAttrs a;
     a.kernel = {kernel[0], kernel[1]};
     const auto strides = ints_attribute(node, "strides");
     if (strides.size() == 2) a.stride = {strides[0], strides[1]};
     const auto dilations = ints_attribute(node, "dilations");
     if (dilations.size() == 2) a.dilation = {dilations[0], dilations[1]};
     a.ceil_mode = int_attribute(node, "ceil_mode", 0) != 0;
-    a.count_include_pad = int_attribute(node, "count_include_pad", 0) != 0;
+    // Zeros padded by a Pad node are counted by the average, as count_include_pad does.
+    a.count_include_pad = int_attribute(node, "count_include_pad", 0) != 0 || absorbed != std::array<std::int64_t, 4>{};
     set_pads(node, a, shape_of(x));
+    absorb(a, absorbed);
     define(node, 0, add(node, node.op_type() == "MaxPool" ? OpKind::max_pool2d : OpKind::avg_pool2d, a, {x}));
     check_unused_outputs(node, 1);
   }
@@ -505,7 +561,7 @@ class Importer {
       a.end = ends[i];
       a.step = steps.empty() ? 1 : steps[i];
       if (a.step < 0) fail(node, "negative slice steps are not supported");
-      x = add(node, OpKind::slice, a, {x}, starts.size() > 1 ? "/" + std::to_string(i) : "");
+      x = add(node, OpKind::slice, a, {x}, starts.size() > 1 ? std::to_string(i).insert(0, 1, '/') : "");
     }
     define(node, 0, x);
   }
