@@ -2,14 +2,16 @@
 """Exports networks to ONNX as torch.onnx.export makes them, with a JSON sidecar that records what
 PyTorch itself counts (trainable parameters), for tests and for users who want ONNX files.
 
-    /usr/bin/python3 scripts/export_onnx.py OUT_DIR [CASE ...]
+    /usr/bin/python3 scripts/export_onnx.py [--skip-existing] OUT_DIR [CASE ...]
 
 Each case writes OUT_DIR/CASE.onnx and OUT_DIR/CASE.json. Without cases, every case is exported.
+--skip-existing leaves cases whose two files are already there.
 """
 import json
 import os
 import sys
 import time
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -57,8 +59,10 @@ def export(name, out_dir):
     x = example()
     path = os.path.join(out_dir, name + ".onnx")
     start = time.time()
+    warnings.filterwarnings("ignore")  # the exporter warns about every in-place op it rewrites
     torch.onnx.export(model, (x,), path, opset_version=opset, training=mode,
-                      do_constant_folding=mode == EVAL, input_names=["input"], output_names=["output"])
+                      do_constant_folding=mode == EVAL, input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
     sidecar = {
         "case": name,
         "zoo": zoo,
@@ -66,6 +70,10 @@ def export(name, out_dir):
         "training": mode == TRAIN,
         "input_shape": list(x.shape),
         "trainable_params": trainable_parameters(model),
+        # An eval export folds each BatchNorm into the convolution before it: its 2C parameters
+        # become the convolution's C bias values.
+        "batchnorm_channels": sum(m.num_features for m in model.modules()
+                                  if isinstance(m, torch.nn.BatchNorm2d)),
         "torch_version": torch.__version__,
         "export_seconds": round(time.time() - start, 2),
     }
@@ -75,16 +83,23 @@ def export(name, out_dir):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    skip_existing = "--skip-existing" in args
+    args = [a for a in args if a != "--skip-existing"]
+    if not args:
         print(__doc__, file=sys.stderr)
         return 2
-    out_dir = sys.argv[1]
+    out_dir = args[0]
     os.makedirs(out_dir, exist_ok=True)
-    names = sys.argv[2:] or list(CASES)
+    names = args[1:] or list(CASES)
     for name in names:
         if name not in CASES:
             print(f"unknown case '{name}'; known: {', '.join(CASES)}", file=sys.stderr)
             return 2
+        done = all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in (".onnx", ".json"))
+        if skip_existing and done:
+            print(f"kept {name}")
+            continue
         export(name, out_dir)
     return 0
 

@@ -82,14 +82,14 @@ void show(const ShowOptions& o) {
   std::cout << "network " << g.name() << " (" << o.network << "): " << g.ops().size() << " ops, "
             << kernels.size() << " kernels per training step\n\n";
   if (!o.totals_only) {
-    std::cout << std::left << std::setw(44) << "layer" << std::setw(20) << "op" << std::setw(22) << "output"
+    std::cout << std::left << std::setw(44) << "layer" << std::setw(22) << "op" << std::setw(22) << "output"
               << std::right << std::setw(14) << "params" << std::setw(12) << "fwd GFLOP" << std::setw(12)
               << "bwd GFLOP" << std::setw(12) << "act MiB" << "\n";
     for (std::size_t i = 0; i < g.ops().size(); ++i) {
       const Op& op = g.op(static_cast<int>(i));
       const LayerCounts& c = s.layers[i];
       std::string name = op.name.size() > 43 ? "..." + op.name.substr(op.name.size() - 40) : op.name;
-      std::cout << std::left << std::setw(44) << name << std::setw(20) << op_kind_name(op.kind) << std::setw(22)
+      std::cout << std::left << std::setw(44) << name << std::setw(22) << op_kind_name(op.kind) << std::setw(22)
                 << output_shape(g, op) << std::right << std::setw(14) << with_commas(c.params) << std::setw(12)
                 << fixed(c.phase(Phase::forward).flops / 1e9, 4) << std::setw(12) << fixed(c.backward_flops() / 1e9, 4)
                 << std::setw(12) << mebibytes(static_cast<double>(c.activation_bytes)) << "\n";

@@ -282,7 +282,8 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
       if (v->shape.size() != 1) fail(node, "concatenates tensors of different ranks");
       data.insert(data.end(), v->data.begin(), v->data.end());
     }
-    return std::vector<ConstValue>{make({static_cast<std::int64_t>(data.size())}, x.dtype, std::move(data))};
+    const std::int64_t size = static_cast<std::int64_t>(data.size());  // before data is moved
+    return std::vector<ConstValue>{make({size}, x.dtype, std::move(data))};
   }
   if (op == "Gather") {
     if (in.size() != 2) fail(node, "expects 2 inputs");
@@ -329,7 +330,8 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     } else {
       for (std::int64_t i = clampi(starts[0], 0, n - 1), e = clampi(ends[0], -1, n - 1); i > e; i += step) data.push_back(x.data[static_cast<std::size_t>(i)]);
     }
-    return std::vector<ConstValue>{make({static_cast<std::int64_t>(data.size())}, x.dtype, std::move(data))};
+    const std::int64_t size = static_cast<std::int64_t>(data.size());  // before data is moved
+    return std::vector<ConstValue>{make({size}, x.dtype, std::move(data))};
   }
   if (op == "ConstantOfShape") {
     const auto shape = x.integers();
@@ -353,7 +355,8 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     if (count > ConstValue::kMaxFoldedElements) return std::nullopt;
     std::vector<double> data(static_cast<std::size_t>(count));
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = start + static_cast<double>(i) * delta;
-    return std::vector<ConstValue>{make({static_cast<std::int64_t>(data.size())}, x.dtype, std::move(data))};
+    const std::int64_t size = static_cast<std::int64_t>(data.size());  // before data is moved
+    return std::vector<ConstValue>{make({size}, x.dtype, std::move(data))};
   }
   if (op == "Reshape") {
     std::vector<std::int64_t> target = in[1]->integers();

@@ -161,7 +161,11 @@ class Importer {
     try {
       return graph_.add_op1(kind, node_name(node) + suffix, attrs, std::move(inputs));
     } catch (const InputError& e) {
-      throw with_context(source_ + ": node '" + node_name(node) + "' (" + node.op_type() + ")", e);
+      const std::string hint = options_.batch && kind == OpKind::reshape
+                                   ? " (with the batch overridden: was the model exported with a fixed batch baked into "
+                                     "its reshapes? export it with a dynamic batch axis)"
+                                   : "";
+      throw InputError(source_ + ": node '" + node_name(node) + "' (" + node.op_type() + "): " + e.what() + hint);
     }
   }
 

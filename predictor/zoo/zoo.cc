@@ -68,7 +68,10 @@ struct Registered {
 };
 
 Factory fixed(std::function<Graph(const NetworkOptions&)> f) {
-  return [f = std::move(f)](Settings&, const NetworkOptions& o) { return f(o); };
+  return [f = std::move(f)](Settings& s, const NetworkOptions& o) {
+    s.check_all_used();  // fixed architectures take no settings
+    return f(o);
+  };
 }
 
 Factory gpt_factory(std::string name, GptConfig base) {

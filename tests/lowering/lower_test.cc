@@ -1,0 +1,131 @@
+#include "predictor/lowering/lower.h"
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "predictor/graph/network_builder.h"
+
+using namespace dnnperf;
+
+namespace {
+
+std::vector<Kernel> of_phase(const std::vector<Kernel>& ks, Phase p) {
+  std::vector<Kernel> out;
+  std::copy_if(ks.begin(), ks.end(), std::back_inserter(out), [p](const Kernel& k) { return k.phase == p; });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A first convolution lowers to forward and weight-gradient convolutions only", "[lowering]") {
+  NetworkBuilder b("t");
+  const int x = b.input("x", {8, 3, 32, 32});
+  b.conv2d(x, {.out = 16, .kernel = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .bias = false}, "conv");
+  const auto ks = lower(std::move(b).finish());
+  const auto forward = of_phase(ks, Phase::forward);
+  REQUIRE(forward.size() == 1);
+  const Kernel& f = forward[0];
+  CHECK(f.cls == KernelClass::conv);
+  CHECK(f.conv.n == 8);
+  CHECK(f.conv.c == 3);
+  CHECK(f.conv.k == 16);
+  CHECK(f.conv.p == 16);
+  CHECK(f.conv.stride_h == 2);
+  CHECK(f.flops == Approx(2.0 * 8 * 16 * 16 * 16 * 3 * 3 * 3));
+  CHECK(of_phase(ks, Phase::backward_data).empty());  // the input image needs no gradient
+  REQUIRE(of_phase(ks, Phase::backward_weight).size() == 1);
+  CHECK(of_phase(ks, Phase::backward_weight)[0].flops == Approx(f.flops));
+  REQUIRE(of_phase(ks, Phase::update).size() == 1);
+  CHECK(of_phase(ks, Phase::update)[0].elements == 16 * 3 * 3 * 3);
+}
+
+TEST_CASE("Linear layers lower to the three GEMMs of training", "[lowering]") {
+  NetworkBuilder b("t");
+  int x = b.input("x", {32, 10, 64});
+  x = b.linear(x, 128, "fc1");
+  b.linear(x, 256, "fc2");
+  const Graph g = std::move(b).finish();
+  const auto ks = lower(g);
+  std::vector<Kernel> fc2;
+  std::copy_if(ks.begin(), ks.end(), std::back_inserter(fc2), [](const Kernel& k) { return k.op == 1 && k.cls == KernelClass::gemm; });
+  REQUIRE(fc2.size() == 3);
+  CHECK(fc2[0].phase == Phase::forward);
+  CHECK((fc2[0].gemm.m == 320 && fc2[0].gemm.n == 256 && fc2[0].gemm.k == 128 && fc2[0].gemm.trans_b));
+  CHECK(fc2[1].phase == Phase::backward_data);
+  CHECK((fc2[1].gemm.m == 320 && fc2[1].gemm.n == 128 && fc2[1].gemm.k == 256));
+  CHECK(fc2[2].phase == Phase::backward_weight);
+  CHECK((fc2[2].gemm.m == 256 && fc2[2].gemm.n == 128 && fc2[2].gemm.k == 320 && fc2[2].gemm.trans_a));
+}
+
+TEST_CASE("Kernels come forward first, then backward in reverse layer order, then updates", "[lowering]") {
+  NetworkBuilder b("t");
+  int x = b.input("x", {4, 16});
+  for (int i = 0; i < 4; ++i) x = b.relu(b.linear(x, 16, "fc" + std::to_string(i)), "relu" + std::to_string(i));
+  const auto ks = lower(std::move(b).finish());
+  int last_phase = 0, last_backward_op = 1 << 30;
+  for (const Kernel& k : ks) {
+    const int phase = k.phase == Phase::forward ? 0 : k.phase == Phase::update ? 2 : 1;
+    CHECK(phase >= last_phase);
+    last_phase = phase;
+    if (phase == 1) {
+      CHECK(k.op <= last_backward_op);
+      last_backward_op = k.op;
+    }
+  }
+}
+
+TEST_CASE("A tensor read twice gets its gradients summed", "[lowering]") {
+  NetworkBuilder b("t");
+  const int x = b.input("x", {4, 16});
+  const int h = b.linear(x, 16, "fc");
+  b.add(b.relu(h, "relu"), h, "residual");  // h feeds relu and the residual add
+  const auto ks = lower(std::move(b).finish());
+  const auto n = std::count_if(ks.begin(), ks.end(), [](const Kernel& k) {
+    return k.op == 0 && k.phase == Phase::backward_data && k.cls == KernelClass::elementwise;
+  });
+  CHECK(n == 1);
+}
+
+TEST_CASE("Optimizers move 3, 5 or 7 parameter-sized tensors", "[lowering]") {
+  NetworkBuilder b("t");
+  b.linear(b.input("x", {2, 100}), 100, "fc", false);
+  const Graph g = std::move(b).finish();
+  const double bytes = 100 * 100 * 4;
+  for (const auto& [opt, tensors] : {std::pair{Optimizer::sgd, 3.0}, {Optimizer::momentum, 5.0}, {Optimizer::adam, 7.0}}) {
+    const auto update = of_phase(lower(g, {true, opt}), Phase::update);
+    REQUIRE(update.size() == 1);
+    CHECK(update[0].bytes_read + update[0].bytes_written == Approx(tensors * bytes));
+  }
+}
+
+TEST_CASE("Inference lowers the forward pass only, without dropout or batch statistics", "[lowering]") {
+  NetworkBuilder b("t");
+  int x = b.input("x", {2, 3, 8, 8});
+  x = b.batch_norm(b.conv2d(x, {.out = 4, .kernel = {3, 3}}, "conv"), "bn");
+  b.dropout(x, 0.5, "drop");
+  const Graph g = std::move(b).finish();
+  const auto train = lower(g, {true, Optimizer::sgd});
+  const auto infer = lower(g, {false, Optimizer::sgd});
+  CHECK(std::all_of(infer.begin(), infer.end(), [](const Kernel& k) { return k.phase == Phase::forward; }));
+  CHECK(std::none_of(infer.begin(), infer.end(), [](const Kernel& k) { return k.op_kind == OpKind::dropout; }));
+  CHECK(std::count_if(infer.begin(), infer.end(), [](const Kernel& k) { return k.op_kind == OpKind::batch_norm; }) == 1);
+  CHECK(of_phase(train, Phase::forward).size() > infer.size());
+}
+
+TEST_CASE("Attention lowers to projections, batched GEMMs and a softmax", "[lowering]") {
+  const std::int64_t B = 2, S = 16, E = 64, H = 4, d = E / H;
+  NetworkBuilder b("t");
+  b.attention(b.input("x", {B, S, E}), H, 0.0, false, "attn");
+  const auto fwd = of_phase(lower(std::move(b).finish()), Phase::forward);
+  double gemm_flops = 0;
+  int batched = 0, softmax = 0;
+  for (const Kernel& k : fwd) {
+    if (k.cls == KernelClass::gemm) gemm_flops += k.flops;
+    if (k.cls == KernelClass::gemm && k.gemm.batch == B * H) ++batched;
+    if (k.cls == KernelClass::reduction) ++softmax;
+  }
+  CHECK(batched == 2);
+  CHECK(softmax == 1);
+  CHECK(gemm_flops == Approx(2.0 * B * S * 3 * E * E + 2 * (2.0 * B * H * S * S * d) + 2.0 * B * S * E * E));
+}
