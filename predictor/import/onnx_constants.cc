@@ -230,7 +230,16 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     if (!in[0]) return std::nullopt;
     return std::vector<ConstValue>{make({}, DType::i64, {static_cast<double>(in[0]->numel())})};
   }
-  if (in.empty() || !all_known()) return std::nullopt;
+  if (in.empty() || !in[0] || !all_known()) return std::nullopt;
+  const auto need = [&](std::size_t n) {
+    if (in.size() < n) fail(node, "expects at least " + std::to_string(n) + " inputs, has " + std::to_string(in.size()));
+    for (std::size_t i = 0; i < n; ++i)
+      if (!in[i]) fail(node, "input " + std::to_string(i) + " is missing");
+  };
+  const auto scalar = [&](std::size_t i) {
+    if (in[i]->data.empty()) fail(node, "input " + std::to_string(i) + " is empty");
+    return in[i]->data[0];
+  };
   const ConstValue& x = *in[0];
   if (op == "Identity") return std::vector<ConstValue>{x};
   if (op == "Cast") {
@@ -250,13 +259,13 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Equal" ||
       op == "Less" || op == "Greater" || op == "Max" || op == "Min") {
-    if (in.size() != 2) fail(node, "expects 2 inputs");
+    need(2);
     auto r = broadcast_binary(node, *in[0], *in[1]);
     if (!r) return std::nullopt;
     return std::vector<ConstValue>{*r};
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
-    std::vector<std::int64_t> axes = opset >= 13 && in.size() > 1 ? in[1]->integers() : ints_attribute(node, "axes");
+    std::vector<std::int64_t> axes = opset >= 13 && in.size() > 1 && in[1] ? in[1]->integers() : ints_attribute(node, "axes");
     std::vector<std::int64_t> shape = x.shape;
     if (op == "Unsqueeze") {
       const std::size_t rank = shape.size() + axes.size();
@@ -279,14 +288,14 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     if (axis != 0 || x.shape.size() != 1) return std::nullopt;  // shape subgraphs concatenate vectors
     std::vector<double> data;
     for (const auto* v : in) {
-      if (v->shape.size() != 1) fail(node, "concatenates tensors of different ranks");
+      if (!v || v->shape.size() != 1) fail(node, "concatenates tensors of different ranks");
       data.insert(data.end(), v->data.begin(), v->data.end());
     }
     const std::int64_t size = static_cast<std::int64_t>(data.size());  // before data is moved
     return std::vector<ConstValue>{make({size}, x.dtype, std::move(data))};
   }
   if (op == "Gather") {
-    if (in.size() != 2) fail(node, "expects 2 inputs");
+    need(2);
     const ConstValue& idx = *in[1];
     const int axis = normalize(int_attribute(node, "axis", 0), x.shape.size(), node);
     const std::int64_t n = x.shape[static_cast<std::size_t>(axis)];
@@ -310,6 +319,7 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
   if (op == "Slice" && x.shape.size() == 1) {
     std::vector<std::int64_t> starts, ends, axes, steps;
     if (opset >= 10) {
+      need(3);
       starts = in[1]->integers();
       ends = in[2]->integers();
       if (in.size() > 3 && in[3]) axes = in[3]->integers();
@@ -349,7 +359,8 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     return std::vector<ConstValue>{make(shape, dtype, std::vector<double>(static_cast<std::size_t>(n), fill))};
   }
   if (op == "Range") {
-    const double start = x.data.at(0), limit = in[1]->data.at(0), delta = in[2]->data.at(0);
+    need(3);
+    const double start = scalar(0), limit = scalar(1), delta = scalar(2);
     if (delta == 0) fail(node, "Range with delta 0");
     const double count = std::max(0.0, std::ceil((limit - start) / delta));
     if (count > ConstValue::kMaxFoldedElements) return std::nullopt;
@@ -359,6 +370,7 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     return std::vector<ConstValue>{make({size}, x.dtype, std::move(data))};
   }
   if (op == "Reshape") {
+    need(2);
     std::vector<std::int64_t> target = in[1]->integers();
     std::int64_t fixed = 1;
     int infer = -1;
@@ -372,6 +384,7 @@ std::optional<std::vector<ConstValue>> fold_node(const onnx::NodeProto& node,
     return std::vector<ConstValue>{make(target, x.dtype, x.data)};
   }
   if (op == "Where") {  // same-shaped branches and a matching or scalar condition only
+    need(3);
     const ConstValue &cond = *in[0], &a = *in[1], &b = *in[2];
     if (a.shape != b.shape || (cond.numel() != 1 && cond.shape != a.shape)) return std::nullopt;
     ConstValue y = a;
