@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/dnnperf/net_command.h"
+#include "apps/dnnperf/predict_command.h"
 #include "predictor/common/error.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "dnnperf 0.1.0");
   dnnperf::cli::add_net_command(app);
+  dnnperf::cli::add_predict_command(app);
+  dnnperf::cli::add_scale_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

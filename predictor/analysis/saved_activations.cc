@@ -9,13 +9,17 @@ bool is_activation(const Tensor& t) { return t.role == TensorRole::activation ||
 
 class Saver {
  public:
-  Saver(const Graph& g, std::vector<bool>& charged, std::int64_t& total) : g_(g), charged_(charged), total_(total) {}
+  Saver(const Graph& g, std::vector<bool>& charged, std::int64_t& total, std::optional<DType> compute)
+      : g_(g), charged_(charged), total_(total), compute_(compute) {}
+
+  /// Element size of a floating tensor as the run stores it.
+  std::int64_t element_bytes(DType d) const { return dtype_bytes(compute_ && is_floating(d) ? *compute_ : d); }
 
   void tensor(int index) {
     const Tensor& t = g_.tensor(index);
     if (!is_activation(t) || charged_[static_cast<std::size_t>(index)]) return;
     charged_[static_cast<std::size_t>(index)] = true;
-    total_ += t.bytes();
+    total_ += t.shape.numel() * element_bytes(t.dtype);
   }
   void extra(std::int64_t bytes) { total_ += bytes; }
 
@@ -23,6 +27,7 @@ class Saver {
   const Graph& g_;
   std::vector<bool>& charged_;
   std::int64_t& total_;
+  std::optional<DType> compute_;
 };
 
 void save_for_op(const Graph& g, const Op& op, Saver& s) {
@@ -73,7 +78,7 @@ void save_for_op(const Graph& g, const Op& op, Saver& s) {
       return;
     case OpKind::attention: {
       const std::int64_t b = y.shape[0], n = y.shape[1], e = y.shape[2], h = op.attrs.heads;
-      const std::int64_t es = dtype_bytes(y.dtype);
+      const std::int64_t es = s.element_bytes(y.dtype);
       s.tensor(op.inputs[0]);
       s.extra(es * 4 * b * n * e);                     // q, k, v and the merged context
       s.extra(es * b * h * n * n);                     // attention probabilities
@@ -82,7 +87,7 @@ void save_for_op(const Graph& g, const Op& op, Saver& s) {
     }
     case OpKind::cross_entropy:
       s.tensor(op.inputs[1]);
-      s.extra(in(0).bytes());  // log-probabilities
+      s.extra(in(0).shape.numel() * s.element_bytes(in(0).dtype));  // log-probabilities
       return;
     default:
       return;  // add, sub, neg, cast, pooling averages, layout ops: backward needs only shapes
@@ -91,7 +96,7 @@ void save_for_op(const Graph& g, const Op& op, Saver& s) {
 
 }  // namespace
 
-std::vector<std::int64_t> saved_activation_bytes(const Graph& graph) {
+std::vector<std::int64_t> saved_activation_bytes(const Graph& graph, std::optional<DType> compute) {
   std::vector<std::int64_t> saved(graph.ops().size(), 0);
   std::vector<bool> charged(graph.tensors().size(), false);
   for (std::size_t i = 0; i < graph.ops().size(); ++i) {
@@ -99,7 +104,7 @@ std::vector<std::int64_t> saved_activation_bytes(const Graph& graph) {
     const bool needs_backward = std::any_of(op.inputs.begin(), op.inputs.end(),
                                             [&](int t) { return graph.tensor(t).requires_grad; });
     if (!needs_backward) continue;
-    Saver s(graph, charged, saved[i]);
+    Saver s(graph, charged, saved[i], compute);
     save_for_op(graph, op, s);
   }
   return saved;

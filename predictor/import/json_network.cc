@@ -2,12 +2,11 @@
 
 #include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "predictor/common/error.h"
+#include "predictor/common/json_reader.h"
 #include "predictor/graph/network_builder.h"
 
 namespace dnnperf {
@@ -15,84 +14,14 @@ namespace {
 
 using nlohmann::json;
 
-class LayerReader {
+/// A layer's fields, besides the name, op and inputs every layer has.
+class LayerReader : public JsonObjectReader {
  public:
-  LayerReader(const json& layer, std::string where) : layer_(layer), where_(std::move(where)) {}
-
-  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
-    throw InputError(where_ + ": field '" + field + "' " + message);
+  LayerReader(const json& layer, std::string where) : JsonObjectReader(layer, std::move(where)) {
+    has("name");
+    has("op");
+    has("inputs");
   }
-
-  bool has(const std::string& key) {
-    used_.insert(key);
-    return layer_.contains(key);
-  }
-
-  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback) {
-    if (!has(key)) {
-      if (!fallback) fail(key, "is required");
-      return *fallback;
-    }
-    const json& v = layer_.at(key);
-    if (!v.is_number_integer()) fail(key, "must be an integer, is " + v.dump());
-    return v.get<std::int64_t>();
-  }
-
-  double real(const std::string& key, double fallback) {
-    if (!has(key)) return fallback;
-    const json& v = layer_.at(key);
-    if (!v.is_number()) fail(key, "must be a number, is " + v.dump());
-    return v.get<double>();
-  }
-
-  bool boolean(const std::string& key, bool fallback) {
-    if (!has(key)) return fallback;
-    const json& v = layer_.at(key);
-    if (!v.is_boolean()) fail(key, "must be true or false, is " + v.dump());
-    return v.get<bool>();
-  }
-
-  std::string text(const std::string& key) {
-    if (!has(key)) fail(key, "is required");
-    const json& v = layer_.at(key);
-    if (!v.is_string()) fail(key, "must be a string, is " + v.dump());
-    return v.get<std::string>();
-  }
-
-  std::vector<std::int64_t> integers(const std::string& key, bool required) {
-    if (!has(key)) {
-      if (required) fail(key, "is required");
-      return {};
-    }
-    const json& v = layer_.at(key);
-    if (v.is_number_integer()) return {v.get<std::int64_t>()};
-    if (!v.is_array()) fail(key, "must be an integer or a list of integers, is " + v.dump());
-    std::vector<std::int64_t> out;
-    for (const json& e : v) {
-      if (!e.is_number_integer()) fail(key, "must hold integers only, is " + v.dump());
-      out.push_back(e.get<std::int64_t>());
-    }
-    return out;
-  }
-
-  /// An integer (both dims) or a pair [h, w].
-  std::array<std::int64_t, 2> pair(const std::string& key, std::array<std::int64_t, 2> fallback, bool required = false) {
-    const auto v = integers(key, required);
-    if (v.empty() && !layer_.contains(key)) return fallback;
-    if (v.size() == 1) return {v[0], v[0]};
-    if (v.size() != 2) fail(key, "must be an integer or a list of 2 integers");
-    return {v[0], v[1]};
-  }
-
-  void check_unknown() const {
-    for (auto it = layer_.begin(); it != layer_.end(); ++it)
-      if (!used_.count(it.key())) throw InputError(where_ + ": unknown field '" + it.key() + "'");
-  }
-
- private:
-  const json& layer_;
-  std::string where_;
-  std::set<std::string> used_{"name", "op", "inputs"};
 };
 
 OpAttrs read_attrs(OpKind kind, LayerReader& r) {
@@ -227,7 +156,8 @@ Graph network_from_json(const json& doc, const std::string& source, const Import
     const json& in = inputs[i];
     if (!in.is_object()) throw InputError(where + " must be an object");
     const std::string name = name_of(in, where);
-    LayerReader r(in, where + " '" + name + "'");
+    JsonObjectReader r(in, where + " '" + name + "'");
+    r.has("name");
     std::vector<std::int64_t> dims = r.integers("shape", true);
     if (dims.empty()) r.fail("shape", "must not be empty");
     for (std::int64_t d : dims)

@@ -1,6 +1,7 @@
 #include "predictor/lowering/lower.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "predictor/common/error.h"
 
@@ -26,16 +27,19 @@ double unary_flops(OpKind kind) {
 
 class Emitter {
  public:
-  Emitter(std::vector<Kernel>& out, const Graph& g, int op_index)
-      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index) {}
+  Emitter(std::vector<Kernel>& out, const Graph& g, int op_index, std::optional<DType> compute)
+      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index), compute_(compute) {}
 
   const Tensor& in(std::size_t i) const { return g_.tensor(op_.inputs[i]); }
   const Tensor& outp(std::size_t i = 0) const { return g_.tensor(op_.outputs[i]); }
   std::size_t input_count() const { return op_.inputs.size(); }
   const OpAttrs& attrs() const { return op_.attrs; }
   OpKind kind() const { return op_.kind; }
-  DType dtype() const { return outp().dtype; }
+  /// The kernel's element type: the run's compute type for floating tensors, if one is set.
+  DType dtype() const { return stored(outp().dtype); }
   double es() const { return dtype_bytes(dtype()); }
+  /// Bytes of a tensor as the run stores it.
+  double bytes(const Tensor& t) const { return static_cast<double>(t.shape.numel()) * dtype_bytes(stored(t.dtype)); }
   /// Phase of the gradient with respect to input i.
   Phase grad_phase(std::size_t i) const {
     return in(i).role == TensorRole::parameter ? Phase::backward_weight : Phase::backward_data;
@@ -88,13 +92,14 @@ class Emitter {
     return k;
   }
 
+  DType stored(DType d) const { return compute_ && is_floating(d) ? *compute_ : d; }
+
   std::vector<Kernel>& out_;
   const Graph& g_;
   const Op& op_;
   int op_index_;
+  std::optional<DType> compute_;
 };
-
-double bytes(const Tensor& t) { return static_cast<double>(t.bytes()); }
 
 ConvShape conv_shape(const Emitter& e) {
   const TensorShape& x = e.in(0).shape;
@@ -111,12 +116,12 @@ void lower_conv2d(Emitter& e, bool forward) {
   const bool bias = e.input_count() == 3;
   if (forward) {
     e.conv(Phase::forward, c);
-    if (bias) e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 1, bytes(y) + bytes(e.in(2)), bytes(y));
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 1, e.bytes(y) + e.bytes(e.in(2)), e.bytes(y));
     return;
   }
   if (e.in(0).requires_grad) e.conv(Phase::backward_data, c);
   if (e.in(1).requires_grad) e.conv(Phase::backward_weight, c);
-  if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, c.k, static_cast<double>(y.shape.numel()) / static_cast<double>(c.k), bytes(y), bytes(e.in(2)));
+  if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, c.k, static_cast<double>(y.shape.numel()) / static_cast<double>(c.k), e.bytes(y), e.bytes(e.in(2)));
 }
 
 void lower_linear(Emitter& e, bool forward) {
@@ -126,12 +131,12 @@ void lower_linear(Emitter& e, bool forward) {
   const bool bias = e.input_count() == 3;
   if (forward) {
     e.gemm(Phase::forward, {m, out, in, 1, false, true});
-    if (bias) e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 1, bytes(y) + bytes(e.in(2)), bytes(y));
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 1, e.bytes(y) + e.bytes(e.in(2)), e.bytes(y));
     return;
   }
   if (x.requires_grad) e.gemm(Phase::backward_data, {m, in, out, 1, false, false});
   if (e.in(1).requires_grad) e.gemm(e.grad_phase(1), {out, in, m, 1, true, false});
-  if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, e.grad_phase(2), out, static_cast<double>(m), bytes(y), bytes(e.in(2)));
+  if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, e.grad_phase(2), out, static_cast<double>(m), e.bytes(y), e.bytes(e.in(2)));
 }
 
 void lower_matmul(Emitter& e, bool forward) {
@@ -163,10 +168,10 @@ void lower_pooling(Emitter& e, bool forward, bool training) {
                                  : static_cast<double>(e.attrs().kernel[0] * e.attrs().kernel[1]);
   const double indices = max && training ? 8.0 * static_cast<double>(y.shape.numel()) : 0.0;
   if (forward) {
-    e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), window, bytes(x), bytes(y) + indices);
+    e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), window, e.bytes(x), e.bytes(y) + indices);
     return;
   }
-  if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, bytes(y) + indices, bytes(x));
+  if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, e.bytes(y) + indices, e.bytes(x));
 }
 
 void lower_normalization(Emitter& e, bool forward, bool training) {
@@ -175,35 +180,35 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
   const bool batch_norm = e.kind() == OpKind::batch_norm;
   const std::int64_t stats = batch_norm ? x.shape[1] : n / e.in(1 < e.input_count() ? 1 : 0).shape.numel();
   if (forward) {
-    if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), bytes(x), 8.0 * static_cast<double>(stats));
-    if (batch_norm) e.pass(KernelClass::elementwise, Phase::forward, n, 4, bytes(x) + 16.0 * static_cast<double>(stats), bytes(x));
-    else e.pass(KernelClass::reduction, Phase::forward, n, 8, bytes(x), bytes(x) + (training ? 8.0 * static_cast<double>(stats) : 0.0));
+    if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), e.bytes(x), 8.0 * static_cast<double>(stats));
+    if (batch_norm) e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x));
+    else e.pass(KernelClass::reduction, Phase::forward, n, 8, e.bytes(x), e.bytes(x) + (training ? 8.0 * static_cast<double>(stats) : 0.0));
     return;
   }
   if (e.input_count() > 1 && e.in(1).requires_grad) {
-    const double params = bytes(e.in(1)) * static_cast<double>(e.input_count() >= 3 ? 2 : 1);
-    e.pass(KernelClass::reduction, Phase::backward_weight, e.in(1).shape.numel() * 2, static_cast<double>(n) * 3.0 / static_cast<double>(2 * e.in(1).shape.numel()), 2.0 * bytes(x), params);
+    const double params = e.bytes(e.in(1)) * static_cast<double>(e.input_count() >= 3 ? 2 : 1);
+    e.pass(KernelClass::reduction, Phase::backward_weight, e.in(1).shape.numel() * 2, static_cast<double>(n) * 3.0 / static_cast<double>(2 * e.in(1).shape.numel()), 2.0 * e.bytes(x), params);
   }
-  if (x.requires_grad) e.pass(batch_norm ? KernelClass::elementwise : KernelClass::reduction, Phase::backward_data, n, 8, 2.0 * bytes(x), bytes(x));
+  if (x.requires_grad) e.pass(batch_norm ? KernelClass::elementwise : KernelClass::reduction, Phase::backward_data, n, 8, 2.0 * e.bytes(x), e.bytes(x));
 }
 
 void lower_unary(Emitter& e, bool forward) {
   const Tensor& x = e.in(0);
   const Tensor& y = e.outp();
   if (forward) {
-    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), unary_flops(e.kind()), bytes(x), bytes(y));
+    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), unary_flops(e.kind()), e.bytes(x), e.bytes(y));
     return;
   }
   if (!x.requires_grad) return;
-  const double saved = e.kind() == OpKind::neg || e.kind() == OpKind::cast ? 0.0 : bytes(x);
-  e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), unary_flops(e.kind()), bytes(y) + saved, bytes(x));
+  const double saved = e.kind() == OpKind::neg || e.kind() == OpKind::cast ? 0.0 : e.bytes(x);
+  e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), unary_flops(e.kind()), e.bytes(y) + saved, e.bytes(x));
 }
 
 void lower_binary(Emitter& e, bool forward) {
   const Tensor& y = e.outp();
   const double flops = e.kind() == OpKind::pow ? 10 : 1;
   if (forward) {
-    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), flops, bytes(e.in(0)) + bytes(e.in(1)), bytes(y));
+    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), flops, e.bytes(e.in(0)) + e.bytes(e.in(1)), e.bytes(y));
     return;
   }
   const bool additive = e.kind() == OpKind::add || e.kind() == OpKind::sub;
@@ -214,9 +219,9 @@ void lower_binary(Emitter& e, bool forward) {
     // d(a+b)/da passes the gradient through untouched: no kernel unless it must be summed down.
     const bool negate = e.kind() == OpKind::sub && i == 1;
     if (!additive || negate)
-      e.pass(KernelClass::elementwise, e.grad_phase(i), y.shape.numel(), flops, bytes(y) + (additive ? 0.0 : bytes(e.in(1 - i))), bytes(y));
+      e.pass(KernelClass::elementwise, e.grad_phase(i), y.shape.numel(), flops, e.bytes(y) + (additive ? 0.0 : e.bytes(e.in(1 - i))), e.bytes(y));
     if (broadcast)
-      e.pass(KernelClass::reduction, e.grad_phase(i), x.shape.numel(), static_cast<double>(y.shape.numel()) / static_cast<double>(x.shape.numel()), bytes(y), bytes(x));
+      e.pass(KernelClass::reduction, e.grad_phase(i), x.shape.numel(), static_cast<double>(y.shape.numel()) / static_cast<double>(x.shape.numel()), e.bytes(y), e.bytes(x));
   }
 }
 
@@ -226,22 +231,22 @@ void lower_reduction(Emitter& e, bool forward) {
   switch (e.kind()) {
     case OpKind::softmax:
     case OpKind::log_softmax:
-      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), 5, bytes(x), bytes(y));
-      else if (x.requires_grad) e.pass(KernelClass::reduction, Phase::backward_data, x.shape.numel(), 4, 2.0 * bytes(y), bytes(x));
+      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), 5, e.bytes(x), e.bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::reduction, Phase::backward_data, x.shape.numel(), 4, 2.0 * e.bytes(y), e.bytes(x));
       return;
     case OpKind::reduce_mean:
-      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), static_cast<double>(x.shape.numel()) / static_cast<double>(y.shape.numel()), bytes(x), bytes(y));
-      else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, bytes(y), bytes(x));
+      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), static_cast<double>(x.shape.numel()) / static_cast<double>(y.shape.numel()), e.bytes(x), e.bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, e.bytes(y), e.bytes(x));
       return;
     case OpKind::weighted_sum: {
       const std::size_t n = e.input_count() - 1;
-      const double all = bytes(x) * static_cast<double>(n);
+      const double all = e.bytes(x) * static_cast<double>(n);
       if (forward) {
-        e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 2.0 * static_cast<double>(n), all + bytes(e.in(n)), bytes(y));
+        e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), 2.0 * static_cast<double>(n), all + e.bytes(e.in(n)), e.bytes(y));
         return;
       }
-      if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel() * static_cast<std::int64_t>(n), 1, bytes(y) + bytes(e.in(n)), all);
-      if (e.in(n).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, static_cast<std::int64_t>(n), 2.0 * static_cast<double>(x.shape.numel()), all + bytes(y), bytes(e.in(n)));
+      if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel() * static_cast<std::int64_t>(n), 1, e.bytes(y) + e.bytes(e.in(n)), all);
+      if (e.in(n).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, static_cast<std::int64_t>(n), 2.0 * static_cast<double>(x.shape.numel()), all + e.bytes(y), e.bytes(e.in(n)));
       return;
     }
     default: DNNPERF_CHECK(false);
@@ -252,8 +257,8 @@ void lower_dropout(Emitter& e, bool forward, bool training) {
   if (!training || e.attrs().p == 0.0) return;
   const Tensor& x = e.in(0);
   const double mask = static_cast<double>(x.shape.numel());
-  if (forward) e.pass(KernelClass::elementwise, Phase::forward, x.shape.numel(), 2, bytes(x), bytes(x) + mask);
-  else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, bytes(x) + mask, bytes(x));
+  if (forward) e.pass(KernelClass::elementwise, Phase::forward, x.shape.numel(), 2, e.bytes(x), e.bytes(x) + mask);
+  else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, e.bytes(x) + mask, e.bytes(x));
 }
 
 void lower_layout(Emitter& e, bool forward) {
@@ -262,29 +267,29 @@ void lower_layout(Emitter& e, bool forward) {
   switch (e.kind()) {
     case OpKind::concat: {
       if (forward) {
-        e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, bytes(y), bytes(y));
+        e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, e.bytes(y), e.bytes(y));
         return;
       }
       double moved = 0;
       std::int64_t elements = 0;
       for (std::size_t i = 0; i < e.input_count(); ++i)
         if (e.in(i).requires_grad) {
-          moved += bytes(e.in(i));
+          moved += e.bytes(e.in(i));
           elements += e.in(i).shape.numel();
         }
       if (elements) e.pass(KernelClass::copy, Phase::backward_data, elements, 0, moved, moved);
       return;
     }
     case OpKind::split:  // forward: views of the input; backward concatenates the gradients
-      if (!forward && x.requires_grad) e.pass(KernelClass::copy, Phase::backward_data, x.shape.numel(), 0, bytes(x), bytes(x));
+      if (!forward && x.requires_grad) e.pass(KernelClass::copy, Phase::backward_data, x.shape.numel(), 0, e.bytes(x), e.bytes(x));
       return;
     case OpKind::transpose:
-      if (forward) e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, bytes(x), bytes(y));
-      else if (x.requires_grad) e.pass(KernelClass::copy, Phase::backward_data, x.shape.numel(), 0, bytes(y), bytes(x));
+      if (forward) e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, e.bytes(x), e.bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::copy, Phase::backward_data, x.shape.numel(), 0, e.bytes(y), e.bytes(x));
       return;
     case OpKind::slice:
-      if (forward) e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, bytes(y), bytes(y));
-      else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 0, bytes(y), bytes(x));
+      if (forward) e.pass(KernelClass::copy, Phase::forward, y.shape.numel(), 0, e.bytes(y), e.bytes(y));
+      else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 0, e.bytes(y), e.bytes(x));
       return;
     default:  // flatten and reshape are views: no kernel
       return;
@@ -296,13 +301,13 @@ void lower_embedding(Emitter& e, bool forward) {
   const Tensor& table = e.in(1);
   const Tensor& y = e.outp();
   if (forward) {
-    e.pass(KernelClass::gather, Phase::forward, y.shape.numel(), 0, bytes(ids) + bytes(y), bytes(y));
+    e.pass(KernelClass::gather, Phase::forward, y.shape.numel(), 0, e.bytes(ids) + e.bytes(y), e.bytes(y));
     return;
   }
   if (!table.requires_grad) return;
   // A dense gradient: zero the whole table, then scatter-add the rows that were used.
-  e.pass(KernelClass::elementwise, Phase::backward_weight, table.shape.numel(), 0, 0, bytes(table));
-  e.pass(KernelClass::gather, Phase::backward_weight, y.shape.numel(), 1, bytes(ids) + 2.0 * bytes(y), bytes(y));
+  e.pass(KernelClass::elementwise, Phase::backward_weight, table.shape.numel(), 0, 0, e.bytes(table));
+  e.pass(KernelClass::gather, Phase::backward_weight, y.shape.numel(), 1, e.bytes(ids) + 2.0 * e.bytes(y), e.bytes(y));
 }
 
 void lower_attention(Emitter& e, bool forward, bool training) {
@@ -360,12 +365,12 @@ void lower_loss(Emitter& e, bool forward) {
   const Tensor& target = e.in(1);
   const std::int64_t rows = target.shape.numel();
   if (forward) {
-    e.pass(KernelClass::reduction, Phase::forward, logits.shape.numel(), 5, bytes(logits), bytes(logits));  // log_softmax
-    e.pass(KernelClass::reduction, Phase::forward, 1, static_cast<double>(rows), bytes(target) + e.es() * static_cast<double>(rows), e.es());
+    e.pass(KernelClass::reduction, Phase::forward, logits.shape.numel(), 5, e.bytes(logits), e.bytes(logits));  // log_softmax
+    e.pass(KernelClass::reduction, Phase::forward, 1, static_cast<double>(rows), e.bytes(target) + e.es() * static_cast<double>(rows), e.es());
     return;
   }
   if (logits.requires_grad)
-    e.pass(KernelClass::elementwise, Phase::backward_data, logits.shape.numel(), 3, bytes(logits) + bytes(target), bytes(logits));
+    e.pass(KernelClass::elementwise, Phase::backward_data, logits.shape.numel(), 3, e.bytes(logits) + e.bytes(target), e.bytes(logits));
 }
 
 void lower_op(Emitter& e, bool forward, bool training) {
@@ -386,22 +391,26 @@ void lower_op(Emitter& e, bool forward, bool training) {
 }
 
 // A tensor read by c ops receives c gradients in backward; summing them costs c - 1 adds.
-void accumulate_gradient(std::vector<Kernel>& kernels, const Tensor& t, int consumers, int op, OpKind kind) {
+void accumulate_gradient(std::vector<Kernel>& kernels, const Tensor& t, int consumers, int op, OpKind kind,
+                         std::optional<DType> compute) {
   if (!t.requires_grad || consumers < 2) return;
   Kernel k;
   k.cls = KernelClass::elementwise;
   k.phase = t.role == TensorRole::parameter ? Phase::backward_weight : Phase::backward_data;
-  k.dtype = t.dtype;
+  k.dtype = compute && is_floating(t.dtype) ? *compute : t.dtype;
+  const double tensor_bytes = static_cast<double>(t.shape.numel()) * dtype_bytes(k.dtype);
   k.op_kind = kind;
   k.op = op;
   k.elements = t.shape.numel() * (consumers - 1);
   k.flops = static_cast<double>(k.elements);
-  k.bytes_read = 2.0 * bytes(t) * (consumers - 1);
-  k.bytes_written = bytes(t) * (consumers - 1);
+  k.bytes_read = 2.0 * tensor_bytes * (consumers - 1);
+  k.bytes_written = tensor_bytes * (consumers - 1);
   kernels.push_back(k);
 }
 
-void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind kind, Optimizer optimizer) {
+void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind kind, const LoweringOptions& o) {
+  const Optimizer optimizer = o.optimizer;
+  const double bytes = static_cast<double>(t.bytes());
   // Tensors touched per element: SGD reads w, g and writes w; momentum adds a velocity buffer;
   // Adam adds first and second moments (Kingma & Ba 2015, Algorithm 1).
   double reads = 2, writes = 1, flops = 2;
@@ -415,9 +424,18 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
   k.op = op;
   k.elements = t.shape.numel();
   k.flops = flops * static_cast<double>(k.elements);
-  k.bytes_read = reads * bytes(t);
-  k.bytes_written = writes * bytes(t);
+  k.bytes_read = reads * bytes;
+  k.bytes_written = writes * bytes;
   kernels.push_back(k);
+  if (o.compute_dtype && *o.compute_dtype != t.dtype) {
+    // Mixed precision keeps master weights in the parameter's type and refreshes the copy the
+    // step computes with after each update.
+    Kernel cast = k;
+    cast.flops = 0;
+    cast.bytes_read = bytes;
+    cast.bytes_written = static_cast<double>(t.shape.numel()) * dtype_bytes(*o.compute_dtype);
+    kernels.push_back(cast);
+  }
 }
 
 }  // namespace
@@ -425,7 +443,7 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
 void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels) {
   const int n = static_cast<int>(graph.ops().size());
   for (int i = 0; i < n; ++i) {
-    Emitter e(kernels, graph, i);
+    Emitter e(kernels, graph, i, options.compute_dtype);
     lower_op(e, /*forward=*/true, options.training);
   }
   if (!options.training) return;
@@ -437,23 +455,24 @@ void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kerne
 
   for (int i = n - 1; i >= 0; --i) {
     const Op& op = graph.op(i);
-    for (int t : op.outputs) accumulate_gradient(kernels, graph.tensor(t), consumers[static_cast<std::size_t>(t)], i, op.kind);
+    for (int t : op.outputs)
+      accumulate_gradient(kernels, graph.tensor(t), consumers[static_cast<std::size_t>(t)], i, op.kind, options.compute_dtype);
     const bool any_grad = std::any_of(op.inputs.begin(), op.inputs.end(), [&](int t) { return graph.tensor(t).requires_grad; });
     if (!any_grad) continue;
-    Emitter e(kernels, graph, i);
+    Emitter e(kernels, graph, i, options.compute_dtype);
     lower_op(e, /*forward=*/false, true);
   }
   for (std::size_t t = 0; t < graph.tensors().size(); ++t) {
     const Tensor& tensor = graph.tensor(static_cast<int>(t));
     const int op = first_consumer[t];
     if (tensor.role != TensorRole::parameter || op < 0) continue;
-    accumulate_gradient(kernels, tensor, consumers[t], op, graph.op(op).kind);
+    accumulate_gradient(kernels, tensor, consumers[t], op, graph.op(op).kind, std::nullopt);
   }
   for (std::size_t t = 0; t < graph.tensors().size(); ++t) {
     const Tensor& tensor = graph.tensor(static_cast<int>(t));
     const int op = first_consumer[t];
     if (tensor.role != TensorRole::parameter || op < 0) continue;
-    lower_update(kernels, tensor, op, graph.op(op).kind, options.optimizer);
+    lower_update(kernels, tensor, op, graph.op(op).kind, options);
   }
 }
 

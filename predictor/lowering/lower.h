@@ -4,6 +4,7 @@
 // Order matters to the simulator: all forward kernels in op order, then backward kernels in
 // reverse op order (gradients become ready for the last layers first), then one optimizer update
 // kernel per parameter tensor. A kernel's `op` field ties it to its op for per-layer reports.
+#include <optional>
 #include <vector>
 
 #include "predictor/graph/graph.h"
@@ -18,6 +19,21 @@ struct LoweringOptions {
   /// BatchNorm using running statistics and dropout switched off.
   bool training = true;
   Optimizer optimizer = Optimizer::sgd;
+  /// Element type of activations, gradients and the weights the step computes with (f16/bf16 for
+  /// mixed precision); unset keeps each tensor's own type. Optimizer updates stay in the
+  /// parameters' own (master) type, followed by a cast to this type.
+  std::optional<DType> compute_dtype;
+
+  static LoweringOptions inference() {
+    LoweringOptions o;
+    o.training = false;
+    return o;
+  }
+  static LoweringOptions training_with(Optimizer optimizer) {
+    LoweringOptions o;
+    o.optimizer = optimizer;
+    return o;
+  }
 };
 
 /// Appends the kernels of `graph` to `kernels`.

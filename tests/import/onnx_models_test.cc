@@ -36,7 +36,7 @@ std::vector<Case> exported_cases() {
   return cases;
 }
 
-double macs(const Graph& g) { return summarize(g, lower(g, {false, Optimizer::sgd})).totals.forward_macs; }
+double macs(const Graph& g) { return summarize(g, lower(g, LoweringOptions::inference())).totals.forward_macs; }
 
 }  // namespace
 

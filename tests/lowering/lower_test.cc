@@ -93,7 +93,7 @@ TEST_CASE("Optimizers move 3, 5 or 7 parameter-sized tensors", "[lowering]") {
   const Graph g = std::move(b).finish();
   const double bytes = 100 * 100 * 4;
   for (const auto& [opt, tensors] : {std::pair{Optimizer::sgd, 3.0}, {Optimizer::momentum, 5.0}, {Optimizer::adam, 7.0}}) {
-    const auto update = of_phase(lower(g, {true, opt}), Phase::update);
+    const auto update = of_phase(lower(g, LoweringOptions::training_with(opt)), Phase::update);
     REQUIRE(update.size() == 1);
     CHECK(update[0].bytes_read + update[0].bytes_written == Approx(tensors * bytes));
   }
@@ -105,8 +105,8 @@ TEST_CASE("Inference lowers the forward pass only, without dropout or batch stat
   x = b.batch_norm(b.conv2d(x, {.out = 4, .kernel = {3, 3}}, "conv"), "bn");
   b.dropout(x, 0.5, "drop");
   const Graph g = std::move(b).finish();
-  const auto train = lower(g, {true, Optimizer::sgd});
-  const auto infer = lower(g, {false, Optimizer::sgd});
+  const auto train = lower(g, LoweringOptions{});
+  const auto infer = lower(g, LoweringOptions::inference());
   CHECK(std::all_of(infer.begin(), infer.end(), [](const Kernel& k) { return k.phase == Phase::forward; }));
   CHECK(std::none_of(infer.begin(), infer.end(), [](const Kernel& k) { return k.op_kind == OpKind::dropout; }));
   CHECK(std::count_if(infer.begin(), infer.end(), [](const Kernel& k) { return k.op_kind == OpKind::batch_norm; }) == 1);

@@ -20,7 +20,7 @@ NetworkOptions no_loss(std::int64_t batch = 1) {
 
 double forward_macs(const std::string& name, const NetworkOptions& o = no_loss()) {
   const Graph g = build_zoo_network(name, o);
-  return summarize(g, lower(g, {false, Optimizer::sgd})).totals.forward_macs;
+  return summarize(g, lower(g, LoweringOptions::inference())).totals.forward_macs;
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+#pragma once
+// AllReduce algorithms priced by their alpha-beta-gamma cost (Hockney's model extended with a
+// per-byte reduction cost), step by step:
+//
+//   ring                 2(p-1) steps of n/p bytes (Patarasuk & Yuan 2009)
+//   recursive_doubling   lg p exchanges of n bytes; p not a power of two adds a fold-in step and
+//                        a send-back step (Thakur, Rabenseifner & Gropp 2005)
+//   rabenseifner         reduce-scatter by recursive halving + allgather by recursive doubling
+//                        (Rabenseifner 2004; same paper for non-powers of two)
+//   binomial_tree        binomial reduce to rank 0, then binomial broadcast
+//   hierarchical         ring reduce-scatter inside each node, ring allreduce of each 1/g slice
+//                        across nodes (one flow per GPU over the node's NICs), ring allgather
+//                        inside each node (NCCL's 2-D scheme)
+//
+// Each step is priced on the link it crosses: ranks are placed in blocks of ranks_per_node, and a
+// step whose partner is in another node pays the inter-node latency and a bandwidth shared by the
+// node's concurrent flows over its NICs. With one node, or one rank per node, the step sums reduce
+// to the closed forms of the papers (tests/models/allreduce_test.cc checks that).
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace dnnperf {
+
+enum class AllReduceAlgorithm { ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical };
+inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {
+    AllReduceAlgorithm::ring, AllReduceAlgorithm::recursive_doubling, AllReduceAlgorithm::rabenseifner,
+    AllReduceAlgorithm::binomial_tree, AllReduceAlgorithm::hierarchical};
+
+std::string_view allreduce_name(AllReduceAlgorithm algorithm);
+std::optional<AllReduceAlgorithm> parse_allreduce(std::string_view name);
+
+/// One kind of link: latency alpha (s) and time per byte beta (s/byte) of one flow.
+struct LinkCost {
+  double alpha = 0;
+  double beta = 0;
+};
+
+/// The processes taking part and the links between them.
+struct CommGroup {
+  int ranks = 1;
+  int ranks_per_node = 1;  // ranks are placed in consecutive blocks of this size
+  LinkCost intra;          // between ranks of one node
+  LinkCost inter;          // one flow between nodes, alone on a NIC
+  int nics_per_node = 1;
+  double gamma = 0;        // reduction time per byte
+
+  int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
+};
+
+/// Seconds to all-reduce `bytes` bytes (per rank) over `group`. 0 for one rank.
+double allreduce_seconds(AllReduceAlgorithm algorithm, double bytes, const CommGroup& group);
+
+/// The cheapest algorithm for this size and group, and its time.
+std::pair<AllReduceAlgorithm, double> best_allreduce(double bytes, const CommGroup& group);
+
+}  // namespace dnnperf

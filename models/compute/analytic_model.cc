@@ -1,0 +1,95 @@
+#include "models/compute/analytic_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf {
+namespace {
+
+constexpr std::int64_t kMinSplitK = 256;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// Largest power of two not above `limit` that is at least `size` rounded up to a power of two,
+/// and at least 16: the tile a library would pick for a dimension of `size`.
+std::int64_t tile_for(std::int64_t size, std::int64_t limit) {
+  std::int64_t t = 16;
+  while (t < size && t < limit) t *= 2;
+  return std::min(t, std::max<std::int64_t>(limit, 16));
+}
+
+double matrix_efficiency(const GemmShape& g, double flops, const MatrixEfficiency& e, std::int64_t sms) {
+  const std::int64_t tm = tile_for(g.m, e.tile_m), tn = tile_for(g.n, e.tile_n);
+  const std::int64_t tiles_m = ceil_div(g.m, tm), tiles_n = ceil_div(g.n, tn);
+  const double tile = static_cast<double>(g.m) * static_cast<double>(g.n) /
+                      (static_cast<double>(tiles_m * tm) * static_cast<double>(tiles_n * tn));
+  // A smaller tile keeps fewer operands per multiply in registers: it reaches a fraction of the
+  // full tile's rate proportional to its area, at most 1.
+  const double tile_size = std::min(1.0, static_cast<double>(tm * tn) / static_cast<double>(e.tile_m * e.tile_n));
+  std::int64_t tiles = tiles_m * tiles_n * std::max<std::int64_t>(g.batch, 1);
+  // Too few output tiles to fill the device: libraries split the k dimension across blocks
+  // (split-K, as cuBLAS and cuDNN do for weight gradients), keeping slices of at least 256.
+  if (tiles < sms) tiles *= std::min(ceil_div(sms, tiles), std::max<std::int64_t>(1, g.k / kMinSplitK));
+  const std::int64_t waves = ceil_div(tiles, sms);
+  const double wave = static_cast<double>(tiles) / static_cast<double>(waves * sms);
+  const double ramp = flops / (flops + e.half_efficiency_flops);
+  return e.max_efficiency * tile * std::sqrt(tile_size) * wave * ramp;
+}
+
+}  // namespace
+
+GemmShape implicit_gemm(const Kernel& k) {
+  if (k.cls != KernelClass::conv) return k.gemm;
+  const ConvShape& c = k.conv;
+  const std::int64_t cg = c.c / c.groups, kg = c.k / c.groups;
+  switch (k.phase) {
+    case Phase::forward: return {c.n * c.p * c.q, kg, cg * c.r * c.s, c.groups, false, false};
+    case Phase::backward_data: return {c.n * c.h * c.w, cg, kg * c.r * c.s, c.groups, false, false};
+    default: return {kg, cg * c.r * c.s, c.n * c.p * c.q, c.groups, false, false};
+  }
+}
+
+AnalyticComputeModel::AnalyticComputeModel(const DeviceSpec& device) : device_(device) {
+  if (!device.peak_flops.count(MathMode::fp32)) throw InputError("device '" + device.model + "' has no fp32 peak");
+}
+
+MathMode AnalyticComputeModel::mode(const Kernel& k, const ExecutionOptions& o) const {
+  const bool matrix = k.cls == KernelClass::gemm || k.cls == KernelClass::conv;
+  const auto has = [&](MathMode m) { return device_.peak_flops.count(m) > 0; };
+  const auto pick = [&](MathMode tensor, MathMode plain) {
+    if (matrix && has(tensor)) return tensor;
+    if (has(plain)) return plain;
+    if (has(tensor)) return tensor;
+    throw InputError("device '" + device_.model + "' cannot compute in " + std::string(dtype_name(k.dtype)));
+  };
+  switch (k.dtype) {
+    case DType::f64: return pick(MathMode::fp64_tensor, MathMode::fp64);
+    case DType::f16: return pick(MathMode::fp16_tensor, MathMode::fp16);
+    case DType::bf16: return pick(MathMode::bf16_tensor, MathMode::bf16);
+    default: return matrix && o.allow_tf32 && has(MathMode::tf32_tensor) ? MathMode::tf32_tensor : MathMode::fp32;
+  }
+}
+
+AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions& o) const {
+  AnalyticCost c;
+  c.mode = mode(k, o);
+  const double peak = device_.peak_flops.at(c.mode);
+  c.launch_seconds = device_.launch_overhead_s;
+  if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
+    const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
+    c.compute_efficiency = k.flops > 0 ? matrix_efficiency(implicit_gemm(k), k.flops, e, device_.multiprocessors) : 1.0;
+    c.compute_seconds = k.flops > 0 ? k.flops / (peak * c.compute_efficiency) : 0.0;
+  } else {
+    c.compute_efficiency = 1.0;
+    c.compute_seconds = k.flops / peak;
+  }
+  const double bytes = k.bytes_read + k.bytes_written;
+  c.memory_efficiency = device_.memory.max_efficiency * bytes / (bytes + device_.memory.half_efficiency_bytes);
+  c.memory_seconds = bytes > 0 ? bytes / (device_.memory_bandwidth * c.memory_efficiency) : 0.0;
+  c.seconds = c.launch_seconds + std::max(c.compute_seconds, c.memory_seconds);
+  return c;
+}
+
+}  // namespace dnnperf

@@ -1,0 +1,54 @@
+#pragma once
+// AnalyticComputeModel: the layer-wise analytic (roofline) model.
+//
+//   t = launch_overhead + max(FLOPs / (peak(mode) * e_compute), bytes / (bandwidth * e_memory))
+//
+// For GEMMs and convolutions (as implicit GEMMs) e_compute is
+//   max_efficiency * tile_efficiency * wave_efficiency * flops / (flops + half_efficiency_flops):
+// the output is cut into tiles (smaller tiles for small matrices, as libraries choose), padding in
+// the last tile is wasted (tile quantisation), and tiles run in waves of one per multiprocessor, the
+// last wave partly idle (wave quantisation); outputs with too few tiles to fill the device split
+// their k dimension over several blocks (split-K). Memory-bound passes reach
+//   max_efficiency * bytes / (bytes + half_efficiency_bytes)
+// of peak bandwidth. All parameters live in the hardware profile's device.efficiency, where
+// calibration sets them.
+#include "models/compute/compute_model.h"
+#include "predictor/hardware/hardware_profile.h"
+
+namespace dnnperf {
+
+/// A kernel priced by the analytic model, with its parts (for reports and fitting).
+struct AnalyticCost {
+  double seconds = 0;
+  double compute_seconds = 0;
+  double memory_seconds = 0;
+  double launch_seconds = 0;
+  double compute_efficiency = 0;  // of peak, for GEMM and convolution
+  double memory_efficiency = 0;   // of peak bandwidth
+  MathMode mode = MathMode::fp32;
+};
+
+/// A GEMM view of a kernel: an implicit GEMM for convolutions (per direction), as cuDNN runs them.
+GemmShape implicit_gemm(const Kernel& kernel);
+
+class AnalyticComputeModel final : public ComputeModel {
+ public:
+  /// Keeps a reference: `device` must outlive the model. Throws InputError if the device has no
+  /// arithmetic for fp32.
+  explicit AnalyticComputeModel(const DeviceSpec& device);
+
+  double seconds(const Kernel& kernel, const ExecutionOptions& options) const override {
+    return cost(kernel, options).seconds;
+  }
+  AnalyticCost cost(const Kernel& kernel, const ExecutionOptions& options) const;
+
+  /// The math mode a kernel runs in: tensor cores for GEMM/convolution in f16/bf16 (and f32 with
+  /// TF32 allowed) where the device has them, plain units otherwise. Throws InputError when the
+  /// device cannot compute in the kernel's type at all.
+  MathMode mode(const Kernel& kernel, const ExecutionOptions& options) const;
+
+ private:
+  const DeviceSpec& device_;
+};
+
+}  // namespace dnnperf

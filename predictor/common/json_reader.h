@@ -1,0 +1,49 @@
+#pragma once
+// JsonObjectReader: strict reading of one JSON object of a user file. Every getter names the
+// object ("net.json: layer 'conv1'") and the field in its error; check_unknown() rejects fields
+// nobody asked for, so that a misspelt field is an error instead of a silently ignored default.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dnnperf {
+
+class JsonObjectReader {
+ public:
+  /// Throws InputError if `object` is not a JSON object.
+  JsonObjectReader(const nlohmann::json& object, std::string where);
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const;
+  const std::string& where() const { return where_; }
+
+  /// True if the field is present; marks it as known either way.
+  bool has(const std::string& key);
+  /// The raw value of a required field.
+  const nlohmann::json& at(const std::string& key);
+
+  std::int64_t integer(const std::string& key, std::optional<std::int64_t> fallback);
+  double real(const std::string& key, std::optional<double> fallback);
+  /// A required number that must be > 0.
+  double positive(const std::string& key);
+  bool boolean(const std::string& key, bool fallback);
+  std::string text(const std::string& key, std::optional<std::string> fallback = std::nullopt);
+  /// An integer or a list of integers.
+  std::vector<std::int64_t> integers(const std::string& key, bool required);
+  /// An integer (for both) or a pair [h, w].
+  std::array<std::int64_t, 2> pair(const std::string& key, std::array<std::int64_t, 2> fallback, bool required = false);
+
+  /// Throws InputError naming the first field no getter asked for.
+  void check_unknown() const;
+
+ private:
+  const nlohmann::json& object_;
+  std::string where_;
+  std::set<std::string> used_;
+};
+
+}  // namespace dnnperf

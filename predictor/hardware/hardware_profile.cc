@@ -1,0 +1,200 @@
+#include "predictor/hardware/hardware_profile.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "predictor/common/error.h"
+#include "predictor/common/json_reader.h"
+
+#ifndef DNNPERF_DEFAULT_DATA_DIR
+#define DNNPERF_DEFAULT_DATA_DIR "data"
+#endif
+
+namespace dnnperf {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::pair<MathMode, const char*>, 8> kModes{{
+    {MathMode::fp64, "fp64"}, {MathMode::fp64_tensor, "fp64_tensor"}, {MathMode::fp32, "fp32"},
+    {MathMode::tf32_tensor, "tf32_tensor"}, {MathMode::fp16, "fp16"}, {MathMode::fp16_tensor, "fp16_tensor"},
+    {MathMode::bf16, "bf16"}, {MathMode::bf16_tensor, "bf16_tensor"}}};
+
+double fraction(JsonObjectReader& r, const std::string& key, double fallback) {
+  const double v = r.real(key, fallback);
+  if (!(v > 0 && v <= 1)) r.fail(key, "must be in (0, 1], is " + std::to_string(v));
+  return v;
+}
+
+MatrixEfficiency read_matrix(const json& j, const std::string& where, MatrixEfficiency e) {
+  JsonObjectReader r(j, where);
+  e.max_efficiency = fraction(r, "max_efficiency", e.max_efficiency);
+  e.tile_m = r.integer("tile_m", e.tile_m);
+  e.tile_n = r.integer("tile_n", e.tile_n);
+  if (e.tile_m <= 0) r.fail("tile_m", "must be positive");
+  if (e.tile_n <= 0) r.fail("tile_n", "must be positive");
+  e.half_efficiency_flops = r.real("half_efficiency_flops", e.half_efficiency_flops);
+  if (e.half_efficiency_flops < 0) r.fail("half_efficiency_flops", "must not be negative");
+  r.check_unknown();
+  return e;
+}
+
+MemoryEfficiency read_memory(const json& j, const std::string& where, MemoryEfficiency e) {
+  JsonObjectReader r(j, where);
+  e.max_efficiency = fraction(r, "max_efficiency", e.max_efficiency);
+  e.half_efficiency_bytes = r.real("half_efficiency_bytes", e.half_efficiency_bytes);
+  if (e.half_efficiency_bytes < 0) r.fail("half_efficiency_bytes", "must not be negative");
+  r.check_unknown();
+  return e;
+}
+
+LinkSpec read_link(const json& j, const std::string& where) {
+  JsonObjectReader r(j, where);
+  LinkSpec l;
+  l.kind = r.text("kind");
+  l.bandwidth = r.positive("bandwidth");
+  l.latency_s = r.real("latency_s", std::nullopt);
+  if (l.latency_s < 0) r.fail("latency_s", "must not be negative");
+  r.check_unknown();
+  return l;
+}
+
+DeviceSpec read_device(const json& j, const std::string& where) {
+  JsonObjectReader r(j, where);
+  DeviceSpec d;
+  d.kind = r.text("kind");
+  if (d.kind != "gpu" && d.kind != "cpu") r.fail("kind", "must be \"gpu\" or \"cpu\", is \"" + d.kind + "\"");
+  d.model = r.text("model");
+  JsonObjectReader peaks(r.at("peak_flops"), where + ": peak_flops");
+  for (const auto& [mode, name] : kModes)
+    if (peaks.has(name)) d.peak_flops[mode] = peaks.positive(name);
+  peaks.check_unknown();
+  if (!d.peak_flops.count(MathMode::fp32)) peaks.fail("fp32", "is required");
+  d.memory_bandwidth = r.positive("memory_bandwidth");
+  d.memory_bytes = r.positive("memory_bytes");
+  d.multiprocessors = r.integer("multiprocessors", std::nullopt);
+  if (d.multiprocessors <= 0) r.fail("multiprocessors", "must be positive");
+  d.launch_overhead_s = r.real("launch_overhead_s", std::nullopt);
+  if (d.launch_overhead_s < 0) r.fail("launch_overhead_s", "must not be negative");
+  d.reserved_bytes = r.real("reserved_bytes", 0.0);
+  if (d.reserved_bytes < 0 || d.reserved_bytes >= d.memory_bytes) r.fail("reserved_bytes", "must be in [0, memory_bytes)");
+  if (r.has("efficiency")) {
+    JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
+    if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);
+    if (e.has("conv")) d.conv = read_matrix(e.at("conv"), where + ": efficiency.conv", d.conv);
+    if (e.has("memory")) d.memory = read_memory(e.at("memory"), where + ": efficiency.memory", d.memory);
+    e.check_unknown();
+  }
+  r.check_unknown();
+  return d;
+}
+
+HardwareProfile read_profile(const json& doc, const std::string& source) {
+  JsonObjectReader r(doc, source);
+  if (r.has("format") && r.text("format") != "dnnperf.hardware") r.fail("format", "must be \"dnnperf.hardware\"");
+  if (r.has("version") && r.integer("version", 1) != 1) r.fail("version", "must be 1");
+  HardwareProfile p;
+  p.path = source;
+  p.name = r.text("name");
+  if (r.has("aliases")) {
+    const json& a = r.at("aliases");
+    if (!a.is_array() || !std::all_of(a.begin(), a.end(), [](const json& x) { return x.is_string(); }))
+      r.fail("aliases", "must be a list of strings");
+  }
+  p.device = read_device(r.at("device"), source + ": device");
+  {
+    JsonObjectReader n(r.at("node"), source + ": node");
+    p.node.devices = static_cast<int>(n.integer("devices", std::nullopt));
+    if (p.node.devices <= 0) n.fail("devices", "must be positive");
+    p.node.intra = read_link(n.at("intra"), source + ": node.intra");
+    n.check_unknown();
+  }
+  {
+    JsonObjectReader c(r.at("cluster"), source + ": cluster");
+    p.cluster.inter = read_link(c.at("inter"), source + ": cluster.inter");
+    p.cluster.nics_per_node = static_cast<int>(c.integer("nics_per_node", std::nullopt));
+    if (p.cluster.nics_per_node <= 0) c.fail("nics_per_node", "must be positive");
+    p.cluster.topology = c.text("topology", "fat-tree");
+    c.check_unknown();
+  }
+  if (r.has("sources")) {
+    for (const auto& [key, value] : r.at("sources").items()) {
+      if (!value.is_string()) r.fail("sources", "must map fields to strings");
+      p.sources[key] = value.get<std::string>();
+    }
+  }
+  r.check_unknown();
+  return p;
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path + ": not valid JSON: " + e.what());
+  }
+}
+
+std::filesystem::path data_dir() {
+  if (const char* env = std::getenv("DNNPERF_DATA_DIR")) return env;
+  return DNNPERF_DEFAULT_DATA_DIR;
+}
+
+}  // namespace
+
+std::string_view math_mode_name(MathMode mode) {
+  for (const auto& [m, name] : kModes)
+    if (m == mode) return name;
+  return "?";
+}
+
+double HardwareProfile::peak(MathMode mode) const {
+  const auto it = device.peak_flops.find(mode);
+  if (it == device.peak_flops.end())
+    throw InputError("hardware '" + name + "' (" + device.model + ") has no " + std::string(math_mode_name(mode)) + " arithmetic");
+  return it->second;
+}
+
+HardwareProfile load_hardware_profile(const std::string& path) { return read_profile(read_json_file(path), path); }
+
+std::vector<std::pair<std::string, std::vector<std::string>>> shipped_hardware_profiles() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  const auto dir = data_dir() / "hardware";
+  if (!std::filesystem::is_directory(dir)) return out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const json doc = read_json_file(f.string());
+    std::vector<std::string> aliases;
+    if (doc.contains("aliases") && doc["aliases"].is_array())
+      for (const json& a : doc["aliases"])
+        if (a.is_string()) aliases.push_back(a.get<std::string>());
+    out.push_back({doc.value("name", f.stem().string()), aliases});
+  }
+  return out;
+}
+
+HardwareProfile find_hardware_profile(const std::string& name) {
+  if (name.find('/') != std::string::npos || name.ends_with(".json")) {
+    if (!std::filesystem::exists(name)) throw InputError(name + ": no such hardware profile file");
+    return load_hardware_profile(name);
+  }
+  const auto dir = data_dir() / "hardware";
+  std::string known;
+  for (const auto& [profile, aliases] : shipped_hardware_profiles()) {
+    if (profile == name || std::find(aliases.begin(), aliases.end(), name) != aliases.end())
+      return load_hardware_profile((dir / (profile + ".json")).string());
+    known += (known.empty() ? "" : ", ") + profile;
+  }
+  throw InputError("unknown hardware '" + name + "' (shipped: " + (known.empty() ? "none found in " + dir.string() : known) +
+                   "; or give a path to a profile JSON)");
+}
+
+}  // namespace dnnperf

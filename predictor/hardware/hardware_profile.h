@@ -1,0 +1,100 @@
+#pragma once
+// HardwareProfile: what dnnperf knows about a machine — a device, the node that holds several of
+// them, the cluster network between nodes — plus the parameters of the cost models for it.
+//
+// Profiles are JSON files (docs/hardware-format.md); data/hardware/ ships datasheet profiles of
+// V100, A100 (40 and 80 GB), H100, H200 nodes and a generic CPU node. Datasheet profiles carry
+// default model parameters; calibration (dnnperf fit) replaces them through the same fields.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predictor/common/dtype.h"
+
+namespace dnnperf {
+
+/// The arithmetic a kernel runs on: plain units or tensor cores, per element type.
+enum class MathMode : std::uint8_t { fp64, fp64_tensor, fp32, tf32_tensor, fp16, fp16_tensor, bf16, bf16_tensor };
+std::string_view math_mode_name(MathMode mode);
+
+/// Efficiency of a GEMM-like kernel class (GEMM, convolution as implicit GEMM): the fraction of
+/// peak reached by a large, well-shaped problem, reduced by tile and wave quantisation over the
+/// device's multiprocessors and by a size ramp flops / (flops + half_efficiency_flops).
+struct MatrixEfficiency {
+  double max_efficiency = 0.8;
+  std::int64_t tile_m = 128;
+  std::int64_t tile_n = 128;
+  double half_efficiency_flops = 1e8;
+};
+
+/// Efficiency of memory-bound passes: max_efficiency of peak bandwidth for large passes, with a
+/// ramp bytes / (bytes + half_efficiency_bytes).
+struct MemoryEfficiency {
+  double max_efficiency = 0.8;
+  double half_efficiency_bytes = 1e6;
+};
+
+struct DeviceSpec {
+  std::string kind;   // "gpu" or "cpu"
+  std::string model;  // e.g. "NVIDIA A100-SXM4-80GB"
+  /// Peak arithmetic rate per math mode in FLOP/s; absent modes are unsupported.
+  std::map<MathMode, double> peak_flops;
+  double memory_bandwidth = 0;  // bytes/s
+  double memory_bytes = 0;      // capacity
+  std::int64_t multiprocessors = 1;  // SMs (GPU) or cores (CPU)
+  double launch_overhead_s = 0;      // per kernel
+  /// Memory not available to the network: runtime context, library workspaces, fragmentation.
+  double reserved_bytes = 0;
+  MatrixEfficiency gemm;
+  MatrixEfficiency conv;
+  MemoryEfficiency memory;
+};
+
+/// A point-to-point path: bandwidth in bytes/s per direction and per endpoint, latency in s.
+struct LinkSpec {
+  std::string kind;
+  double bandwidth = 0;
+  double latency_s = 0;
+};
+
+struct NodeSpec {
+  int devices = 1;
+  LinkSpec intra;  // between devices of one node (NVLink/NVSwitch, PCIe)
+};
+
+struct ClusterSpec {
+  LinkSpec inter;   // per NIC
+  int nics_per_node = 1;
+  std::string topology = "fat-tree";
+};
+
+struct HardwareProfile {
+  std::string name;
+  DeviceSpec device;
+  NodeSpec node;
+  ClusterSpec cluster;
+  std::map<std::string, std::string> sources;  // field -> where its figure comes from
+  std::string path;                            // file it was read from
+
+  /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.
+  double peak(MathMode mode) const;
+  bool supports(MathMode mode) const { return peak_flops_has(mode); }
+
+ private:
+  bool peak_flops_has(MathMode mode) const { return device.peak_flops.count(mode) > 0; }
+};
+
+/// Reads and validates a profile file: unknown fields, missing or non-positive figures are
+/// InputErrors naming the file and field.
+HardwareProfile load_hardware_profile(const std::string& path);
+
+/// A profile by short name ("a100", "h100-sxm5-80gb", "cpu") from data/hardware/, or by path.
+/// The data directory is DNNPERF_DATA_DIR if set, else the source tree's data/ (compiled in).
+HardwareProfile find_hardware_profile(const std::string& name_or_path);
+
+/// Names (and aliases) of the shipped profiles.
+std::vector<std::pair<std::string, std::vector<std::string>>> shipped_hardware_profiles();
+
+}  // namespace dnnperf

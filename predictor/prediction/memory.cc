@@ -1,0 +1,52 @@
+#include "predictor/prediction/memory.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "predictor/analysis/saved_activations.h"
+
+namespace dnnperf {
+namespace {
+
+bool mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16; }
+
+/// Inference keeps no activations for backward; its peak is the largest set of tensors one op
+/// reads and writes at once.
+double inference_working_set(const Graph& g, double element_scale) {
+  double peak = 0;
+  for (const Op& op : g.ops()) {
+    double live = 0;
+    for (int t : op.inputs)
+      if (g.tensor(t).role == TensorRole::activation || g.tensor(t).role == TensorRole::input) live += static_cast<double>(g.tensor(t).bytes());
+    for (int t : op.outputs) live += static_cast<double>(g.tensor(t).bytes());
+    peak = std::max(peak, live * element_scale);
+  }
+  return peak;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Graph& g, const HardwareProfile& hw, const RunConfig& c) {
+  MemoryEstimate m;
+  m.capacity = hw.device.memory_bytes;
+  const double params = static_cast<double>(g.parameter_count());
+  const double half = mixed(c.precision) ? 2.0 : 4.0;  // bytes of a working element
+  m.workspace = hw.device.reserved_bytes;
+  if (c.inference) {
+    m.weights = params * half;
+    m.activations = inference_working_set(g, half / 4.0);
+    return m;
+  }
+  m.weights = params * (mixed(c.precision) ? 4.0 + 2.0 : 4.0);
+  m.gradients = params * half;
+  m.optimizer_state = params * (c.optimizer == Optimizer::adam ? 8.0 : c.optimizer == Optimizer::momentum ? 4.0 : 0.0);
+  const std::optional<DType> compute = c.precision == Precision::fp16 ? std::optional<DType>(DType::f16)
+                                       : c.precision == Precision::bf16 ? std::optional<DType>(DType::bf16)
+                                                                        : std::nullopt;
+  const auto saved = saved_activation_bytes(g, compute);
+  m.activations = static_cast<double>(std::accumulate(saved.begin(), saved.end(), std::int64_t{0}));
+  if (c.plan.data_parallel() > 1) m.workspace += m.gradients;  // DDP copies gradients into its buckets
+  return m;
+}
+
+}  // namespace dnnperf

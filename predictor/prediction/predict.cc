@@ -1,0 +1,107 @@
+#include "predictor/prediction/predict.h"
+
+#include <cmath>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf {
+namespace {
+
+std::optional<DType> compute_dtype(Precision p) {
+  if (p == Precision::fp16) return DType::f16;
+  if (p == Precision::bf16) return DType::bf16;
+  return std::nullopt;
+}
+
+std::int64_t batch_of(const Graph& g) {
+  for (const Tensor& t : g.tensors())
+    if (t.role == TensorRole::input && t.shape.rank() > 0) return t.shape[0];
+  return 1;
+}
+
+}  // namespace
+
+CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) {
+  CommGroup g;
+  g.ranks = plan.data_parallel();
+  g.ranks_per_node = plan.devices_per_node;
+  g.intra = {hw.node.intra.latency_s, 1.0 / hw.node.intra.bandwidth};
+  g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.inter.bandwidth};
+  g.nics_per_node = hw.cluster.nics_per_node;
+  // Reducing two buffers into one reads two bytes and writes one per byte of message.
+  g.gamma = 3.0 / hw.device.memory_bandwidth;
+  return g;
+}
+
+PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunConfig& config) {
+  config.plan.validate(hw);
+  PricedStep step;
+  LoweringOptions lowering;
+  lowering.training = !config.inference;
+  lowering.optimizer = config.optimizer;
+  lowering.compute_dtype = compute_dtype(config.precision);
+  lower(graph, lowering, step.kernels);
+  const AnalyticComputeModel model(hw.device);
+  ExecutionOptions execution;
+  execution.allow_tf32 = config.precision == Precision::tf32;
+  if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))
+    throw InputError("hardware '" + hw.name + "' (" + hw.device.model + ") has no TF32 tensor cores");
+  step.seconds.reserve(step.kernels.size());
+  for (const Kernel& k : step.kernels) step.seconds.push_back(model.seconds(k, execution));
+  step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
+  return step;
+}
+
+Prediction simulate_step(const Graph& graph, const PricedStep& step, const HardwareProfile& hw, const RunConfig& config) {
+  config.plan.validate(hw);
+  Prediction p;
+  p.network = graph.name();
+  p.hardware = hw.name;
+  p.config = config;
+  p.devices = config.plan.data_parallel();
+  p.batch_per_device = batch_of(graph);
+  p.global_batch = p.batch_per_device * p.devices;
+  p.layers.resize(graph.ops().size());
+  for (std::size_t i = 0; i < graph.ops().size(); ++i) p.layers[i].op = static_cast<int>(i);
+
+  for (std::size_t i = 0; i < step.kernels.size(); ++i) {
+    const Kernel& k = step.kernels[i];
+    const double s = step.seconds[i];
+    LayerTime& layer = p.layers[static_cast<std::size_t>(k.op)];
+    switch (k.phase) {
+      case Phase::forward: layer.forward_s += s; p.forward_s += s; break;
+      case Phase::update: layer.update_s += s; p.update_s += s; break;
+      default: layer.backward_s += s; p.backward_s += s; break;
+    }
+    if (k.op_kind == OpKind::cross_entropy && k.phase != Phase::update) p.loss_s += s;
+  }
+  p.memory = estimate_memory(graph, hw, config);
+
+  if (config.inference) {
+    p.compute_s = p.forward_s;
+    p.iteration_s = p.forward_s;
+  } else {
+    const CommGroup group = comm_group(hw, config.plan);
+    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, config.plan, group,
+                                                      step.gradient_bytes_per_element);
+    p.iteration_s = dp.iteration_s;
+    p.compute_s = dp.compute_s;
+    p.comm_s = dp.comm_s;
+    p.comm_exposed_s = dp.comm_exposed_s;
+    p.gradient_bytes = dp.gradient_bytes;
+    p.allreduces = std::move(dp.allreduces);
+  }
+  p.samples_per_s = p.iteration_s > 0 ? static_cast<double>(p.global_batch) / p.iteration_s : 0.0;
+  if (config.dataset_size) {
+    if (*config.dataset_size <= 0) throw InputError("the dataset size must be positive");
+    p.iterations_per_epoch = (*config.dataset_size + p.global_batch - 1) / p.global_batch;
+    p.epoch_s = static_cast<double>(*p.iterations_per_epoch) * p.iteration_s;
+  }
+  return p;
+}
+
+Prediction predict(const Graph& graph, const HardwareProfile& hw, const RunConfig& config) {
+  return simulate_step(graph, price_step(graph, hw, config), hw, config);
+}
+
+}  // namespace dnnperf

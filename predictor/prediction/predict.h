@@ -1,0 +1,78 @@
+#pragma once
+// Prediction of one training iteration (or an inference) of a network on a hardware profile under
+// a run configuration: the top of dnnperf's predictor.
+//
+//   const Graph g = load_network("resnet50", {.batch = 256});   // per-device batch
+//   const HardwareProfile hw = find_hardware_profile("a100");
+//   RunConfig run;
+//   run.plan.nodes = 8; run.plan.devices_per_node = 8;
+//   const Prediction p = predict(g, hw, run);
+//
+// Kernels are priced by the analytic model of the profile; data-parallel gradient exchange is
+// simulated (predictor/simulation/data_parallel.h).
+#include <string>
+#include <vector>
+
+#include "models/compute/analytic_model.h"
+#include "predictor/graph/graph.h"
+#include "predictor/hardware/hardware_profile.h"
+#include "predictor/prediction/memory.h"
+#include "predictor/prediction/run_config.h"
+#include "predictor/simulation/data_parallel.h"
+
+namespace dnnperf {
+
+struct LayerTime {
+  int op = -1;
+  double forward_s = 0;
+  double backward_s = 0;  // data and weight gradients, gradient accumulation
+  double update_s = 0;
+};
+
+struct Prediction {
+  std::string network;
+  std::string hardware;
+  int devices = 1;
+  std::int64_t batch_per_device = 0;
+  std::int64_t global_batch = 0;
+  RunConfig config;
+
+  double iteration_s = 0;  // training: one step; inference: latency of one batch
+  double samples_per_s = 0;
+  double compute_s = 0;    // all kernels of one device
+  double forward_s = 0;
+  double backward_s = 0;
+  double loss_s = 0;       // part of forward and backward spent in loss ops
+  double update_s = 0;
+  double comm_s = 0;       // all-reduce time, hidden or not
+  double comm_exposed_s = 0;
+  double gradient_bytes = 0;
+  std::vector<AllReduceCall> allreduces;
+  std::optional<std::int64_t> iterations_per_epoch;
+  std::optional<double> epoch_s;
+
+  MemoryEstimate memory;
+  std::vector<LayerTime> layers;  // indexed like graph.ops()
+};
+
+/// The work of one device, lowered and priced; reusable across plans with the same per-device
+/// batch (a weak-scaling sweep prices it once).
+struct PricedStep {
+  std::vector<Kernel> kernels;
+  std::vector<double> seconds;
+  double gradient_bytes_per_element = 4;
+};
+
+PricedStep price_step(const Graph& graph, const HardwareProfile& hardware, const RunConfig& config);
+
+/// Simulates `step` under `config` (whose plan may differ from the one it was priced for).
+Prediction simulate_step(const Graph& graph, const PricedStep& step, const HardwareProfile& hardware,
+                         const RunConfig& config);
+
+/// `graph` holds the per-device batch. Throws InputError for an impossible configuration.
+Prediction predict(const Graph& graph, const HardwareProfile& hardware, const RunConfig& config);
+
+/// The communication group of a plan on a profile (alpha, beta and gamma from its links).
+CommGroup comm_group(const HardwareProfile& hardware, const ParallelPlan& plan);
+
+}  // namespace dnnperf

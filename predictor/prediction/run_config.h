@@ -1,0 +1,31 @@
+#pragma once
+// RunConfig: everything about a run besides the network and the hardware.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "predictor/lowering/lower.h"
+#include "predictor/simulation/parallel_plan.h"
+
+namespace dnnperf {
+
+/// fp32; tf32 (fp32 storage, TF32 tensor cores for GEMMs and convolutions); fp16 and bf16 (mixed
+/// precision: half-precision activations, gradients and working weights, fp32 master weights and
+/// optimizer state).
+enum class Precision : std::uint8_t { fp32, tf32, fp16, bf16 };
+std::string_view precision_name(Precision p);
+std::optional<Precision> parse_precision(std::string_view name);
+std::string_view optimizer_name(Optimizer o);
+std::optional<Optimizer> parse_optimizer(std::string_view name);
+
+struct RunConfig {
+  ParallelPlan plan;
+  Precision precision = Precision::fp32;
+  Optimizer optimizer = Optimizer::sgd;
+  /// Samples in the dataset: gives the epoch time.
+  std::optional<std::int64_t> dataset_size;
+  /// Predict inference (forward only) instead of a training iteration.
+  bool inference = false;
+};
+
+}  // namespace dnnperf

@@ -1,0 +1,112 @@
+#include "predictor/simulation/data_parallel.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf {
+namespace {
+
+struct Gradient {
+  int op = -1;  // the op whose backward completes it (its first consumer)
+  double bytes = 0;
+};
+
+/// Parameters in the order their gradients become ready: backward runs ops in reverse, so by
+/// descending index of the op that reads them first.
+std::vector<Gradient> gradients(const Graph& g, double bytes_per_element) {
+  std::vector<int> first(g.tensors().size(), -1);
+  for (int i = static_cast<int>(g.ops().size()) - 1; i >= 0; --i)
+    for (int t : g.op(i).inputs) first[static_cast<std::size_t>(t)] = i;
+  std::vector<Gradient> out;
+  for (std::size_t t = 0; t < g.tensors().size(); ++t) {
+    const Tensor& tensor = g.tensor(static_cast<int>(t));
+    if (tensor.role == TensorRole::parameter && first[t] >= 0)
+      out.push_back({first[t], static_cast<double>(tensor.shape.numel()) * bytes_per_element});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Gradient& a, const Gradient& b) { return a.op > b.op; });
+  return out;
+}
+
+}  // namespace
+
+DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
+                                             std::span<const double> seconds, const ParallelPlan& plan,
+                                             const CommGroup& group, double bytes_per_element) {
+  DNNPERF_CHECK(kernels.size() == seconds.size());
+  DataParallelIteration r;
+  Timeline& tl = r.timeline;
+  tl.reserve(kernels.size() + 64);
+  r.compute_stream = tl.add_stream("compute");
+  r.comm_stream = tl.add_stream("communication");
+  const bool distributed = group.ranks > 1;
+
+  const std::vector<Gradient> grads = gradients(graph, bytes_per_element);
+  for (const Gradient& g : grads) r.gradient_bytes += g.bytes;
+  const auto allreduce = [&](double bytes, int after) {
+    AllReduceCall call;
+    call.bytes = bytes;
+    if (plan.allreduce) {
+      call.algorithm = *plan.allreduce;
+      call.seconds = allreduce_seconds(call.algorithm, bytes, group);
+    } else {
+      std::tie(call.algorithm, call.seconds) = best_allreduce(bytes, group);
+    }
+    call.task = tl.add_task(r.comm_stream, call.seconds, {after}, TaskKind::communication);
+    r.allreduces.push_back(call);
+    return call.task;
+  };
+
+  // Gradient bytes completed by each op's backward, for per-layer synchronisation.
+  std::vector<double> op_grad_bytes(graph.ops().size(), 0.0);
+  for (const Gradient& g : grads) op_grad_bytes[static_cast<std::size_t>(g.op)] += g.bytes;
+
+  std::vector<int> last_backward(graph.ops().size(), -1);
+  int barrier = -1;  // a blocking all-reduce the next computation must wait for
+  int last_compute = -1;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const Kernel& k = kernels[i];
+    if (k.phase == Phase::update) break;
+    const int deps[1] = {barrier};
+    last_compute = tl.add_task(r.compute_stream, seconds[i], std::span<const int>(deps, barrier >= 0 ? 1 : 0), TaskKind::compute, k.op);
+    barrier = -1;
+    if (k.phase == Phase::forward) continue;
+    if (k.op >= 0) last_backward[static_cast<std::size_t>(k.op)] = last_compute;
+    const bool op_done = i + 1 == kernels.size() || kernels[i + 1].op != k.op || kernels[i + 1].phase == Phase::update;
+    if (distributed && plan.sync == GradientSync::per_layer && op_done && k.op >= 0 && op_grad_bytes[static_cast<std::size_t>(k.op)] > 0) {
+      barrier = allreduce(op_grad_bytes[static_cast<std::size_t>(k.op)], last_compute);
+      op_grad_bytes[static_cast<std::size_t>(k.op)] = 0;  // shared weights accumulate later: reduce once
+    }
+  }
+  if (distributed && plan.sync == GradientSync::bucketed) {
+    double bucket = 0, cap = plan.first_bucket_bytes;
+    int ready = -1;
+    for (std::size_t i = 0; i < grads.size(); ++i) {
+      const int task = last_backward[static_cast<std::size_t>(grads[i].op)];
+      if (task >= 0 && (ready < 0 || tl.task(task).finish > tl.task(ready).finish)) ready = task;
+      bucket += grads[i].bytes;
+      if (bucket >= cap || i + 1 == grads.size()) {
+        allreduce(bucket, ready >= 0 ? ready : last_compute);
+        bucket = 0;
+        ready = -1;
+        cap = plan.bucket_bytes;
+      }
+    }
+  } else if (distributed && plan.sync == GradientSync::at_end && r.gradient_bytes > 0) {
+    barrier = allreduce(r.gradient_bytes, last_compute);
+  }
+  const int comm_done = r.allreduces.empty() ? -1 : r.allreduces.back().task;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i].phase != Phase::update) continue;
+    const int deps[1] = {comm_done};
+    tl.add_task(r.compute_stream, seconds[i], std::span<const int>(deps, comm_done >= 0 ? 1 : 0), TaskKind::compute, kernels[i].op);
+  }
+  r.iteration_s = tl.makespan();
+  r.compute_s = tl.busy(r.compute_stream);
+  r.comm_s = tl.busy(r.comm_stream);
+  r.comm_exposed_s = std::max(0.0, r.iteration_s - r.compute_s);
+  return r;
+}
+
+}  // namespace dnnperf

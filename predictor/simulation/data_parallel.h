@@ -1,0 +1,45 @@
+#pragma once
+// One data-parallel training iteration as a discrete-event simulation of one device's compute
+// stream and communication stream (every replica does the same work at the same time).
+//
+// The compute stream runs the forward kernels, then the backward kernels in reverse layer order.
+// Gradients are all-reduced on the communication stream as the plan says: in DDP buckets that
+// start as soon as their last gradient exists (overlapping the rest of backward), blocking after
+// each layer, or once at the end. The optimizer update waits for every all-reduce.
+#include <span>
+#include <vector>
+
+#include "models/comm/allreduce.h"
+#include "predictor/graph/graph.h"
+#include "predictor/lowering/kernel.h"
+#include "predictor/simulation/parallel_plan.h"
+#include "predictor/simulation/timeline.h"
+
+namespace dnnperf {
+
+struct AllReduceCall {
+  double bytes = 0;
+  AllReduceAlgorithm algorithm = AllReduceAlgorithm::ring;
+  double seconds = 0;
+  int task = -1;  // in the timeline
+};
+
+struct DataParallelIteration {
+  Timeline timeline;
+  int compute_stream = 0;
+  int comm_stream = 1;
+  std::vector<AllReduceCall> allreduces;
+  double iteration_s = 0;
+  double compute_s = 0;        // busy time of the compute stream
+  double comm_s = 0;           // busy time of the communication stream
+  double comm_exposed_s = 0;   // iteration time not covered by computation
+  double gradient_bytes = 0;
+};
+
+/// `kernels` as lower() orders them (training) and `kernel_seconds` their durations;
+/// `gradient_bytes_per_element` is the size of one gradient element in the all-reduce.
+DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
+                                             std::span<const double> kernel_seconds, const ParallelPlan& plan,
+                                             const CommGroup& group, double gradient_bytes_per_element);
+
+}  // namespace dnnperf

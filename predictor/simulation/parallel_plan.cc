@@ -1,0 +1,18 @@
+#include "predictor/simulation/parallel_plan.h"
+
+#include "predictor/common/error.h"
+#include "predictor/hardware/hardware_profile.h"
+
+namespace dnnperf {
+
+void ParallelPlan::validate(const HardwareProfile& hw) const {
+  if (nodes <= 0) throw InputError("nodes must be positive, is " + std::to_string(nodes));
+  if (devices_per_node <= 0) throw InputError("devices per node must be positive, is " + std::to_string(devices_per_node));
+  if (devices_per_node > hw.node.devices)
+    throw InputError("a " + hw.name + " node has " + std::to_string(hw.node.devices) + " devices; the plan asks for " +
+                     std::to_string(devices_per_node) + " per node");
+  if (!(bucket_bytes > 0)) throw InputError("the gradient bucket size must be positive");
+  if (!(first_bucket_bytes > 0)) throw InputError("the first gradient bucket size must be positive");
+}
+
+}  // namespace dnnperf

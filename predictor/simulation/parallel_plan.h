@@ -1,0 +1,34 @@
+#pragma once
+// ParallelPlan: how one training iteration is spread over devices. Data parallelism now; tensor
+// and pipeline degrees will join it and the same Timeline.
+#include <optional>
+
+#include "models/comm/allreduce.h"
+
+namespace dnnperf {
+
+struct HardwareProfile;
+
+/// When gradients are all-reduced.
+enum class GradientSync {
+  bucketed,   // PyTorch DDP: buckets in reverse layer order, each as soon as its gradients exist,
+              // overlapping the rest of backward
+  per_layer,  // classic MPI trainers: a blocking all-reduce after each layer's backward
+  at_end,     // one blocking all-reduce of all gradients after backward
+};
+
+struct ParallelPlan {
+  int nodes = 1;
+  int devices_per_node = 1;
+  GradientSync sync = GradientSync::bucketed;
+  double bucket_bytes = 25.0 * 1024 * 1024;       // DDP's bucket_cap_mb default
+  double first_bucket_bytes = 1.0 * 1024 * 1024;  // DDP's smaller first bucket
+  /// Unset: the cheapest algorithm for each all-reduce.
+  std::optional<AllReduceAlgorithm> allreduce;
+
+  int data_parallel() const { return nodes * devices_per_node; }
+  /// Throws InputError naming the field for a plan the hardware cannot run.
+  void validate(const HardwareProfile& hardware) const;
+};
+
+}  // namespace dnnperf
