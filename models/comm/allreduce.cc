@@ -45,7 +45,10 @@ double ring(double n, int p, const LinkCost& link, double gamma, bool reduce_sca
 double ring_allreduce(double n, const CommGroup& g) {
   // Every ring step moves one chunk over every edge at once, so a step takes as long as its slowest
   // edge; one ring edge leaves each node, alone on a NIC.
-  const LinkCost link = g.nodes() > 1 ? LinkCost{std::max(g.intra.alpha, g.inter.alpha), std::max(g.intra.beta, g.inter.beta)} : g.intra;
+  LinkCost link = g.intra;
+  if (g.nodes() > 1 && g.ranks_per_node == 1) link = g.inter;
+  if (g.nodes() > 1 && g.ranks_per_node > 1)
+    link = {std::max(g.intra.alpha, g.inter.alpha), std::max(g.intra.beta, g.inter.beta)};
   return ring(n, g.ranks, link, g.gamma, true, true);
 }
 

@@ -12,30 +12,34 @@ constexpr std::int64_t kMinSplitK = 256;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// Largest power of two not above `limit` that is at least `size` rounded up to a power of two,
-/// and at least 16: the tile a library would pick for a dimension of `size`.
-std::int64_t tile_for(std::int64_t size, std::int64_t limit) {
-  std::int64_t t = 16;
-  while (t < size && t < limit) t *= 2;
-  return std::min(t, std::max<std::int64_t>(limit, 16));
-}
-
-double matrix_efficiency(const GemmShape& g, double flops, const MatrixEfficiency& e, std::int64_t sms) {
-  const std::int64_t tm = tile_for(g.m, e.tile_m), tn = tile_for(g.n, e.tile_n);
+/// Efficiency of one tiling of the output (tm x tn tiles), with split-K when the tiles are too few.
+double tiling_efficiency(const GemmShape& g, std::int64_t tm, std::int64_t tn, const MatrixEfficiency& e, std::int64_t sms) {
   const std::int64_t tiles_m = ceil_div(g.m, tm), tiles_n = ceil_div(g.n, tn);
   const double tile = static_cast<double>(g.m) * static_cast<double>(g.n) /
                       (static_cast<double>(tiles_m * tm) * static_cast<double>(tiles_n * tn));
-  // A smaller tile keeps fewer operands per multiply in registers: it reaches a fraction of the
-  // full tile's rate proportional to its area, at most 1.
-  const double tile_size = std::min(1.0, static_cast<double>(tm * tn) / static_cast<double>(e.tile_m * e.tile_n));
+  // A smaller tile reuses each operand fewer times: it reaches a fraction of the full tile's rate.
+  const double tile_size = std::sqrt(static_cast<double>(tm * tn) / static_cast<double>(e.tile_m * e.tile_n));
   std::int64_t tiles = tiles_m * tiles_n * std::max<std::int64_t>(g.batch, 1);
-  // Too few output tiles to fill the device: libraries split the k dimension across blocks
-  // (split-K, as cuBLAS and cuDNN do for weight gradients), keeping slices of at least 256.
-  if (tiles < sms) tiles *= std::min(ceil_div(sms, tiles), std::max<std::int64_t>(1, g.k / kMinSplitK));
+  // Too few output tiles to fill the device: split the k dimension across blocks (split-K, as
+  // cuBLAS and cuDNN do for weight gradients), keeping slices of at least kMinSplitK.
+  std::int64_t split = 1;
+  if (tiles < sms) split = std::min(ceil_div(sms, tiles), std::max<std::int64_t>(1, g.k / kMinSplitK));
+  tiles *= split;
   const std::int64_t waves = ceil_div(tiles, sms);
   const double wave = static_cast<double>(tiles) / static_cast<double>(waves * sms);
-  const double ramp = flops / (flops + e.half_efficiency_flops);
-  return e.max_efficiency * tile * std::sqrt(tile_size) * wave * ramp;
+  const double depth = static_cast<double>(g.k) / static_cast<double>(split);
+  const double fill = depth / (depth + e.half_efficiency_k);
+  return e.max_efficiency * tile * tile_size * wave * fill;
+}
+
+/// Libraries pick the tiling that runs fastest; so does the model, among the profile's tile and
+/// its halves and quarters in each dimension.
+double matrix_efficiency(const GemmShape& g, const MatrixEfficiency& e, std::int64_t sms) {
+  double best = 0;
+  for (std::int64_t tm = e.tile_m, i = 0; i < 3 && tm >= 8; tm /= 2, ++i)
+    for (std::int64_t tn = e.tile_n, j = 0; j < 3 && tn >= 8; tn /= 2, ++j)
+      best = std::max(best, tiling_efficiency(g, tm, tn, e, sms));
+  return best;
 }
 
 }  // namespace
@@ -79,7 +83,7 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   c.launch_seconds = device_.launch_overhead_s;
   if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
     const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
-    c.compute_efficiency = k.flops > 0 ? matrix_efficiency(implicit_gemm(k), k.flops, e, device_.multiprocessors) : 1.0;
+    c.compute_efficiency = k.flops > 0 ? matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors) : 1.0;
     c.compute_seconds = k.flops > 0 ? k.flops / (peak * c.compute_efficiency) : 0.0;
   } else {
     c.compute_efficiency = 1.0;

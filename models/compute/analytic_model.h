@@ -4,11 +4,13 @@
 //   t = launch_overhead + max(FLOPs / (peak(mode) * e_compute), bytes / (bandwidth * e_memory))
 //
 // For GEMMs and convolutions (as implicit GEMMs) e_compute is
-//   max_efficiency * tile_efficiency * wave_efficiency * flops / (flops + half_efficiency_flops):
-// the output is cut into tiles (smaller tiles for small matrices, as libraries choose), padding in
+//   max_efficiency * tile_efficiency * wave_efficiency * k / (k + half_efficiency_k):
+// the output is cut into tiles (the profile's tile, or its halves or quarters, whichever runs
+// fastest, as libraries choose; smaller tiles reuse operands less and run slower), padding in
 // the last tile is wasted (tile quantisation), and tiles run in waves of one per multiprocessor, the
 // last wave partly idle (wave quantisation); outputs with too few tiles to fill the device split
-// their k dimension over several blocks (split-K). Memory-bound passes reach
+// their k dimension over several blocks (split-K); and each tile's loop over k pays a pipeline
+// fill, which the last factor charges. Memory-bound passes reach
 //   max_efficiency * bytes / (bytes + half_efficiency_bytes)
 // of peak bandwidth. All parameters live in the hardware profile's device.efficiency, where
 // calibration sets them.

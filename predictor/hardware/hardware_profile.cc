@@ -36,8 +36,8 @@ MatrixEfficiency read_matrix(const json& j, const std::string& where, MatrixEffi
   e.tile_n = r.integer("tile_n", e.tile_n);
   if (e.tile_m <= 0) r.fail("tile_m", "must be positive");
   if (e.tile_n <= 0) r.fail("tile_n", "must be positive");
-  e.half_efficiency_flops = r.real("half_efficiency_flops", e.half_efficiency_flops);
-  if (e.half_efficiency_flops < 0) r.fail("half_efficiency_flops", "must not be negative");
+  e.half_efficiency_k = r.real("half_efficiency_k", e.half_efficiency_k);
+  if (e.half_efficiency_k < 0) r.fail("half_efficiency_k", "must not be negative");
   r.check_unknown();
   return e;
 }

@@ -21,12 +21,13 @@ std::string_view math_mode_name(MathMode mode);
 
 /// Efficiency of a GEMM-like kernel class (GEMM, convolution as implicit GEMM): the fraction of
 /// peak reached by a large, well-shaped problem, reduced by tile and wave quantisation over the
-/// device's multiprocessors and by a size ramp flops / (flops + half_efficiency_flops).
+/// device's multiprocessors and by the pipeline fill of each tile's loop over k,
+/// k / (k + half_efficiency_k).
 struct MatrixEfficiency {
   double max_efficiency = 0.8;
   std::int64_t tile_m = 128;
   std::int64_t tile_n = 128;
-  double half_efficiency_flops = 1e8;
+  double half_efficiency_k = 64;
 };
 
 /// Efficiency of memory-bound passes: max_efficiency of peak bandwidth for large passes, with a

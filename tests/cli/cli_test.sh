@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# End-to-end checks of the dnnperf commands: output, JSON fields, files and exit codes on bad input.
+set -u
+bin=$1
+src=$2
+fail=0
+check() {  # check NAME EXPECTED_RC PATTERN -- command...
+  local name=$1 rc_expected=$2 pattern=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$rc_expected" ] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: rc=$rc (expected $rc_expected), output did not match /$pattern/:"
+    echo "$out" | head -20
+    fail=1
+  else
+    echo "ok   $name"
+  fi
+}
+check list 0 'resnet50 +ResNet-50' -- "$bin" net list
+check show_table 0 'parameters +25,557,032' -- "$bin" net show resnet50
+check show_json 0 '"params": 25557032' -- "$bin" net show resnet50 --json
+check show_json_layers 0 '"name": "layer4.2.conv3"' -- "$bin" net show resnet50 --json
+check show_file 0 'tiny_cnn' -- "$bin" net show "$src/data/networks/tiny_cnn.json" --batch 2
+check help 0 'Usage' -- "$bin" net show --help
+check unknown_network 1 "error: unknown network 'resnet5'" -- "$bin" net show resnet5
+check missing_file 1 'no such file' -- "$bin" net show /nonexistent/model.onnx
+check bad_batch 105 'batch' -- "$bin" net show resnet50 --batch -3
+check malformed_json 1 'malformed.json: not valid JSON' -- "$bin" net show "$src/tests/import/data/malformed.json"
+check no_subcommand 106 'subcommand' -- "$bin" net
+# The JSON is one parseable object with the documented fields.
+"$bin" net show gpt2 --seq 128 --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+t = j["totals"]
+assert t["params"] == 124439808, t["params"]
+assert t["forward_flops"] > 0 and t["backward_flops"] > t["forward_flops"]
+assert len(j["layers"]) > 100 and all("backward_flops" in l for l in j["layers"])
+' && echo "ok   json_fields" || { echo "FAIL json_fields"; fail=1; }
+# predict and scale
+check predict_table 0 'iteration +[0-9.]+ ms' -- "$bin" predict -n resnet50 --hardware a100 -b 32 --nodes 2 --summary
+check predict_inference 0 'latency' -- "$bin" predict -n resnet50 --hardware h100 -b 8 --inference --summary
+check predict_epoch 0 'epoch +[0-9.]+ s' -- "$bin" predict -n resnet18 --hardware v100 -b 32 --dataset-size 50000 --summary
+check predict_not_fit 0 'DOES NOT FIT' -- "$bin" predict -n gpt3-175b --seq 2048 --hardware a100 -b 1 --dtype bf16 --optimizer adam --summary
+check scale_table 0 '4096 +32768' -- "$bin" scale -n resnet50 --hardware a100 -b 256 --nodes 1..4096
+check scale_strong 0 'strong scaling' -- "$bin" scale -n resnet50 --hardware a100 -b 8192 --nodes 1,2,4 --scaling strong
+check bad_hardware 1 "unknown hardware 'tpu'" -- "$bin" predict -n resnet50 --hardware tpu -b 8
+check bad_dtype 1 "--dtype: unknown value 'fp8'" -- "$bin" predict -n resnet50 -b 8 --dtype fp8
+check bad_allreduce 1 "--allreduce: unknown value 'bruck'" -- "$bin" predict -n resnet50 -b 8 --allreduce bruck
+check bad_gpus 1 'node has 8 devices' -- "$bin" predict -n resnet50 -b 8 --gpus-per-node 16
+check bad_strong 1 'does not divide over 24 devices' -- "$bin" scale -n resnet50 -b 1000 --nodes 1,3 --scaling strong
+check bad_bucket 1 'bucket-mib must be positive' -- "$bin" predict -n resnet50 -b 8 --bucket-mib 0
+check bad_nodes 1 "'x' is not a positive integer" -- "$bin" scale -n resnet50 -b 8 --nodes 1..x
+check bad_profile_file 1 'no such hardware profile file' -- "$bin" predict -n resnet50 -b 8 --hardware /nonexistent/hw.json
+check tf32_v100 1 'no TF32 tensor cores' -- "$bin" predict -n resnet50 -b 8 --hardware v100 --dtype tf32
+"$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+for key in ("iteration_s", "samples_per_s", "compute_s", "comm_exposed_s", "memory_per_device_bytes", "fits_in_memory", "layers"):
+    assert key in j, key
+assert j["devices"] == 32 and j["global_batch"] == 512
+assert j["iteration_s"] >= j["compute_s"] > 0
+assert all("forward_s" in l and "backward_s" in l and "name" in l for l in j["layers"])
+' && echo "ok   predict_json" || { echo "FAIL predict_json"; fail=1; }
+csv=$(mktemp --suffix=.csv)
+"$bin" scale -n resnet18 --hardware a100 -b 64 --nodes 1..4096 --csv "$csv" --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert len(j["points"]) == 13
+assert j["points"][0]["speedup"] == 1.0
+' && [ "$(wc -l < "$csv")" -eq 14 ] && echo "ok   scale_json_csv" || { echo "FAIL scale_json_csv"; fail=1; }
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  png="${csv%.csv}.png"
+  /usr/bin/python3 "$src/scripts/plot_scaling.py" "$csv" -o "$png" >/dev/null && [ -s "$png" ] && echo "ok   plot" || { echo "FAIL plot"; fail=1; }
+fi
+rm -f "$csv" "${csv%.csv}.png"
+exit $fail

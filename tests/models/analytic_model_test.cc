@@ -1,0 +1,86 @@
+#include "models/compute/analytic_model.h"
+
+#include <catch2/catch.hpp>
+
+#include "predictor/common/error.h"
+#include "predictor/hardware/hardware_profile.h"
+
+using namespace dnnperf;
+
+namespace {
+
+Kernel gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::f32) {
+  Kernel g;
+  g.cls = KernelClass::gemm;
+  g.dtype = dtype;
+  g.gemm = {m, n, k, 1, false, false};
+  g.flops = 2.0 * m * n * k;
+  const double es = dtype_bytes(dtype);
+  g.bytes_read = es * (m * k + k * n);
+  g.bytes_written = es * m * n;
+  return g;
+}
+
+Kernel stream(double bytes) {
+  Kernel k;
+  k.cls = KernelClass::elementwise;
+  k.elements = static_cast<std::int64_t>(bytes / 8);
+  k.flops = static_cast<double>(k.elements);
+  k.bytes_read = bytes / 2;
+  k.bytes_written = bytes / 2;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("Large GEMMs approach the fitted fraction of peak", "[models][analytic]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const AnalyticComputeModel m(hw.device);
+  const AnalyticCost c = m.cost(gemm(8192, 8192, 8192), {});
+  CHECK(c.mode == MathMode::fp32);
+  CHECK(c.compute_efficiency > 0.7 * hw.device.gemm.max_efficiency);
+  CHECK(c.compute_efficiency <= hw.device.gemm.max_efficiency);
+  CHECK(c.compute_seconds > c.memory_seconds);
+  // Tensor cores: bf16 and TF32 run on their own, faster peaks.
+  CHECK(m.cost(gemm(8192, 8192, 8192, DType::bf16), {}).mode == MathMode::bf16_tensor);
+  CHECK(m.seconds(gemm(8192, 8192, 8192, DType::bf16), {}) < m.seconds(gemm(8192, 8192, 8192), {}) / 10);
+  ExecutionOptions tf32;
+  tf32.allow_tf32 = true;
+  CHECK(m.cost(gemm(8192, 8192, 8192), tf32).mode == MathMode::tf32_tensor);
+}
+
+TEST_CASE("Tile and wave quantisation make a slightly larger GEMM disproportionately slower", "[models][analytic]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const AnalyticComputeModel m(hw.device);
+  const double t128 = m.seconds(gemm(128 * 108, 128, 4096), {});  // exactly one wave of full tiles
+  const double t129 = m.seconds(gemm(128 * 108 + 1, 128, 4096), {});
+  CHECK(t129 > 1.5 * t128);
+  // More work never costs less.
+  double previous = 0;
+  for (std::int64_t n = 64; n <= 8192; n *= 2) {
+    const double t = m.seconds(gemm(n, n, n), {});
+    CHECK(t >= previous);
+    previous = t;
+  }
+}
+
+TEST_CASE("Memory-bound kernels cost launch plus bytes over effective bandwidth", "[models][analytic]") {
+  const HardwareProfile hw = find_hardware_profile("h100");
+  const AnalyticComputeModel m(hw.device);
+  const double bytes = 1e9;
+  const AnalyticCost c = m.cost(stream(bytes), {});
+  const double eff = hw.device.memory.max_efficiency * bytes / (bytes + hw.device.memory.half_efficiency_bytes);
+  CHECK(c.seconds == Approx(hw.device.launch_overhead_s + bytes / (hw.device.memory_bandwidth * eff)));
+  // Tiny kernels cost the launch and the memory ramp's fixed latency.
+  const double fixed = hw.device.launch_overhead_s + hw.device.memory.half_efficiency_bytes / (hw.device.memory_bandwidth * hw.device.memory.max_efficiency);
+  CHECK(m.seconds(stream(64), {}) == Approx(fixed).epsilon(0.001));
+}
+
+TEST_CASE("A device without an arithmetic type says so", "[models][analytic][errors]") {
+  const HardwareProfile v100 = find_hardware_profile("v100");
+  const AnalyticComputeModel m(v100.device);
+  CHECK_THROWS_WITH(m.seconds(gemm(64, 64, 64, DType::bf16), {}), Catch::Contains("cannot compute in bf16"));
+  ExecutionOptions tf32;
+  tf32.allow_tf32 = true;
+  CHECK(m.cost(gemm(1024, 1024, 1024), tf32).mode == MathMode::fp32);  // no TF32 on Volta: plain fp32
+}

@@ -1,0 +1,168 @@
+#include "predictor/prediction/predict.h"
+
+#include <catch2/catch.hpp>
+
+#include "predictor/common/error.h"
+#include "predictor/graph/network_builder.h"
+#include "predictor/prediction/scaling.h"
+#include "predictor/zoo/zoo.h"
+
+using namespace dnnperf;
+
+namespace {
+
+Graph network(const std::string& name, std::int64_t batch) {
+  NetworkOptions o;
+  o.batch = batch;
+  return build_zoo_network(name, o);
+}
+
+RunConfig on(int nodes, int per_node, GradientSync sync = GradientSync::bucketed) {
+  RunConfig c;
+  c.plan.nodes = nodes;
+  c.plan.devices_per_node = per_node;
+  c.plan.sync = sync;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Overlap is never slower than blocking, and never faster than its parts", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  for (const std::string name : {"resnet18", "vgg11", "transformer_encoder"}) {
+    for (int nodes : {1, 4, 32}) {
+      INFO(name << " on " << nodes << " nodes");
+      const Graph g = network(name, 16);
+      const Prediction bucketed = predict(g, hw, on(nodes, 8));
+      const Prediction end = predict(g, hw, on(nodes, 8, GradientSync::at_end));
+      const Prediction layer = predict(g, hw, on(nodes, 8, GradientSync::per_layer));
+      CHECK(bucketed.iteration_s <= end.iteration_s * (1 + 1e-12));
+      CHECK(bucketed.iteration_s >= std::max(bucketed.compute_s, bucketed.comm_s) * (1 - 1e-12));
+      // Blocking at the end: compute, then one all-reduce, nothing hidden.
+      CHECK(end.iteration_s == Approx(end.compute_s + end.comm_s));
+      CHECK(end.allreduces.size() == 1);
+      CHECK(layer.iteration_s == Approx(layer.compute_s + layer.comm_s));
+      CHECK(bucketed.compute_s == Approx(end.compute_s));
+    }
+  }
+}
+
+TEST_CASE("One device has no communication", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("h100");
+  const Prediction p = predict(network("resnet50", 32), hw, on(1, 1));
+  CHECK(p.comm_s == 0);
+  CHECK(p.allreduces.empty());
+  CHECK(p.iteration_s == Approx(p.forward_s + p.backward_s + p.update_s));
+  CHECK(p.samples_per_s == Approx(32 / p.iteration_s));
+}
+
+TEST_CASE("A network without parameters scales linearly under weak scaling", "[prediction][scaling]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const auto build = [](std::int64_t batch) {
+    NetworkBuilder b("no_parameters");
+    int x = b.input("x", {batch, 1024});
+    for (int i = 0; i < 4; ++i) x = b.relu(x, "relu" + std::to_string(i));
+    return std::move(b).finish();
+  };
+  const auto points = scale(build, hw, on(1, 8), 64, parse_node_counts("1..1024"), Scaling::weak);
+  REQUIRE(points.size() == 11);
+  for (const ScalePoint& p : points) {
+    CHECK(p.efficiency == Approx(1.0));
+    CHECK(p.speedup == Approx(p.nodes));
+  }
+}
+
+TEST_CASE("Strong scaling splits the global batch and slows per-device work down less than linearly", "[prediction][scaling]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const auto build = [](std::int64_t batch) { return network("resnet50", batch); };
+  const auto points = scale(build, hw, on(1, 8), 4096, {1, 2, 4, 8}, Scaling::strong);
+  CHECK(points[0].prediction.batch_per_device == 512);
+  CHECK(points[3].prediction.batch_per_device == 64);
+  for (const ScalePoint& p : points) CHECK(p.prediction.global_batch == 4096);
+  CHECK(points[3].speedup > 1.0);
+  CHECK(points[3].efficiency < 1.0);
+  CHECK_THROWS_WITH(scale(build, hw, on(1, 8), 1000, {1, 3}, Scaling::strong),
+                    Catch::Contains("global batch 1000 does not divide over 24 devices"));
+}
+
+TEST_CASE("Memory totals are the sum of their parts and follow the optimizer and precision", "[prediction][memory]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  NetworkBuilder b("mlp");
+  b.linear(b.relu(b.linear(b.input("x", {8, 256}), 512, "fc1"), "relu"), 10, "fc2");
+  const Graph g = std::move(b).finish();
+  const double params = static_cast<double>(g.parameter_count());
+  RunConfig adam = on(1, 1);
+  adam.optimizer = Optimizer::adam;
+  const MemoryEstimate m = estimate_memory(g, hw, adam);
+  CHECK(m.weights == 4 * params);
+  CHECK(m.gradients == 4 * params);
+  CHECK(m.optimizer_state == 8 * params);
+  CHECK(m.total() == Approx(m.weights + m.gradients + m.optimizer_state + m.activations + m.workspace));
+  adam.precision = Precision::bf16;
+  const MemoryEstimate half = estimate_memory(g, hw, adam);
+  CHECK(half.weights == 6 * params);
+  CHECK(half.gradients == 2 * params);
+  CHECK(half.activations < m.activations);
+}
+
+TEST_CASE("GPT-3 175B does not fit one A100 and the shortfall says by how much", "[prediction][memory]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  NetworkOptions o;
+  o.sequence = 2048;
+  RunConfig c = on(1, 8);
+  c.optimizer = Optimizer::adam;
+  c.precision = Precision::bf16;
+  const Prediction p = predict(build_zoo_network("gpt3-175b", o), hw, c);
+  CHECK_FALSE(p.memory.fits());
+  CHECK(p.memory.shortfall() > 174e9 * 16 - 80e9);  // 16 bytes per parameter with Adam
+}
+
+TEST_CASE("An epoch is its iterations times the iteration time", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("v100");
+  RunConfig c = on(2, 8);
+  c.dataset_size = 1'281'167;  // ImageNet-1k training set
+  const Prediction p = predict(network("resnet50", 32), hw, c);
+  CHECK(*p.iterations_per_epoch == (1'281'167 + 511) / 512);
+  CHECK(*p.epoch_s == Approx(*p.iterations_per_epoch * p.iteration_s));
+}
+
+TEST_CASE("Inference prices the forward pass only", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("h100");
+  NetworkOptions o;
+  o.batch = 8;
+  o.with_loss = false;
+  RunConfig c = on(1, 1);
+  c.inference = true;
+  const Prediction p = predict(build_zoo_network("resnet50", o), hw, c);
+  CHECK(p.backward_s == 0);
+  CHECK(p.update_s == 0);
+  CHECK(p.iteration_s == Approx(p.forward_s));
+  RunConfig train = on(1, 1);
+  CHECK(predict(build_zoo_network("resnet50", o), hw, train).forward_s > p.forward_s);  // BN statistics, masks
+}
+
+TEST_CASE("Mixed precision and TF32 are faster than fp32 on tensor-core GPUs", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const Graph g = network("resnet50", 64);
+  RunConfig fp32 = on(1, 1), tf32 = on(1, 1), bf16 = on(1, 1);
+  tf32.precision = Precision::tf32;
+  bf16.precision = Precision::bf16;
+  const double t32 = predict(g, hw, fp32).iteration_s, ttf = predict(g, hw, tf32).iteration_s, tbf = predict(g, hw, bf16).iteration_s;
+  CHECK(ttf < t32 / 2);
+  CHECK(tbf < ttf);
+  CHECK_THROWS_WITH(predict(g, find_hardware_profile("v100"), tf32), Catch::Contains("no TF32 tensor cores"));
+}
+
+TEST_CASE("Impossible plans are reported", "[prediction][errors]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const Graph g = network("resnet18", 8);
+  CHECK_THROWS_WITH(predict(g, hw, on(1, 16)), Catch::Contains("node has 8 devices; the plan asks for 16"));
+  CHECK_THROWS_WITH(predict(g, hw, on(0, 8)), Catch::Contains("nodes must be positive"));
+  RunConfig c = on(1, 8);
+  c.plan.bucket_bytes = 0;
+  CHECK_THROWS_WITH(predict(g, hw, c), Catch::Contains("bucket size must be positive"));
+  CHECK_THROWS_WITH(parse_node_counts("1..x"), Catch::Contains("'x' is not a positive integer"));
+  CHECK_THROWS_WITH(parse_node_counts("8..2"), Catch::Contains("ends before it starts"));
+  CHECK(parse_node_counts("1..4096").size() == 13);
+  CHECK(parse_node_counts("2..10:4") == std::vector<int>{2, 6, 10});
+}
