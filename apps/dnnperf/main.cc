@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/dnnperf/bench_command.h"
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
 #include "predictor/common/error.h"
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
   dnnperf::cli::add_net_command(app);
   dnnperf::cli::add_predict_command(app);
   dnnperf::cli::add_scale_command(app);
+  int exit_code = 0;
+  dnnperf::cli::add_bench_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -25,5 +28,5 @@ int main(int argc, char** argv) {
     std::cerr << "dnnperf: error: out of memory (is the network or batch unreasonably large?)\n";
     return 1;
   }
-  return 0;
+  return exit_code;
 }

@@ -1,0 +1,152 @@
+#include "apps/dnnperf/bench_command.h"
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+
+#include "microbench/shapes/shape_sets.h"
+#include "predictor/common/error.h"
+#ifdef DNNPERF_HAVE_MPI
+#include "microbench/mpi/comm_bench.h"
+#endif
+#ifdef DNNPERF_HAVE_CUDA
+#include "microbench/gpu/gpu_bench.h"
+#endif
+
+namespace dnnperf::cli {
+namespace {
+
+struct Options {
+  std::string op;
+  std::string device = "gpu";
+  std::string shapes = "deepbench";
+  std::int64_t batch = 32;
+  std::string sizes;
+  std::string algorithms;
+  std::string mpi_algorithm;
+  double time_budget = 0;
+  double timeout = 300;
+  bool resume = false;
+  bool quiet = false;
+  std::string output;
+};
+
+const std::vector<std::string> kCommOps = {"p2p", "allreduce", "allgather", "reduce-scatter", "bcast"};
+const std::vector<std::string> kComputeOps = {"gemm", "conv", "memory", "launch"};
+
+std::int64_t parse_size(const std::string& text) {
+  std::int64_t scale = 1;
+  std::string digits = text;
+  const auto suffix = [&](const std::string& s, std::int64_t f) {
+    if (digits.size() > s.size() && digits.compare(digits.size() - s.size(), s.size(), s) == 0) {
+      digits.resize(digits.size() - s.size());
+      scale = f;
+      return true;
+    }
+    return false;
+  };
+  suffix("KiB", 1LL << 10) || suffix("MiB", 1LL << 20) || suffix("GiB", 1LL << 30) || suffix("K", 1LL << 10) ||
+      suffix("M", 1LL << 20) || suffix("B", 1);
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size() || v <= 0)
+    throw InputError("--sizes: '" + text + "' is not a positive size (bytes, or with K/KiB/M/MiB/GiB)");
+  return v * scale;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int run_comm(const Options& o) {
+#ifdef DNNPERF_HAVE_MPI
+  const std::string op = o.op == "reduce-scatter" ? "reduce_scatter" : o.op;
+  bench::CommBenchOptions c;
+  c.op = op;
+  c.output = o.output;
+  c.resume = o.resume;
+  c.progress = !o.quiet;
+  if (o.time_budget > 0) c.time_budget_s = o.time_budget;
+  if (o.sizes.empty()) c.sizes = bench::default_message_sizes();
+  else
+    for (const std::string& s : split(o.sizes)) c.sizes.push_back(parse_size(s));
+  if (!o.algorithms.empty() && o.algorithms != "all") c.algorithms = split(o.algorithms);
+  if (!(o.timeout > 0)) throw InputError("--timeout must be positive");
+  std::optional<std::string> forced;
+  if (!o.mpi_algorithm.empty()) forced = o.mpi_algorithm;
+  bench::MpiSession mpi(nullptr, nullptr, op, forced, o.timeout);
+  try {
+    const int written = bench::run_comm_bench(mpi, c);
+    if (mpi.rank() == 0) std::cerr << "dnnperf bench: " << written << " records written to " << o.output << "\n";
+    return 0;
+  } catch (const InputError& e) {
+    if (mpi.rank() == 0) std::cerr << "dnnperf: error: " << e.what() << "\n";
+    return 1;
+  }
+#else
+  throw InputError("this dnnperf was built without MPI: install libopenmpi-dev (scripts/setup.sh) and rebuild");
+#endif
+}
+
+int run_compute(const Options& o) {
+  if (o.device != "gpu" && o.device != "cpu") throw InputError("--device must be gpu or cpu, is '" + o.device + "'");
+  if (o.output.empty()) throw InputError("-o: an output file is required");
+  if (o.device == "cpu")
+    throw InputError("CPU kernels are measured through PyTorch (scripts/, `dnnperf calibrate --backend torch --device cpu`); "
+                     "`dnnperf bench " + o.op + "` measures GPUs");
+  const bench::ShapeSet shapes = o.op == "gemm" || o.op == "conv" ? bench::shape_set(o.shapes, o.batch) : bench::ShapeSet{};
+#ifdef DNNPERF_HAVE_CUDA
+  bench::GpuBenchOptions g;
+  g.op = o.op;
+  g.output = o.output;
+  g.resume = o.resume;
+  g.progress = !o.quiet;
+  if (o.time_budget > 0) g.time_budget_s = o.time_budget;
+  for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
+  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split(o.algorithms);
+  return bench::run_gpu_bench(g, shapes);
+#else
+  (void)shapes;
+  std::cerr << "dnnperf bench " << o.op << ": this dnnperf was built without CUDA (no nvcc found); no GPU to measure\n";
+  return 77;
+#endif
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("bench", "Measure per-operation costs (GPU kernels; MPI communication under mpirun)");
+  std::vector<std::string> ops = kComputeOps;
+  ops.insert(ops.end(), kCommOps.begin(), kCommOps.end());
+  c->add_option("operation", o->op, "gemm, conv, memory, launch (GPU); p2p, allreduce, allgather, reduce-scatter, bcast (MPI)")
+      ->required()
+      ->check(CLI::IsMember(ops));
+  c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md)")->required();
+  c->add_option("--device", o->device, "gpu or cpu (compute operations)")->capture_default_str();
+  c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench or sample:N[:SEED]")->capture_default_str();
+  c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");
+  c->add_option("--algorithms", o->algorithms,
+                "allreduce: mpi,ring,recursive_doubling,rabenseifner,binomial_tree,hierarchical or all; gemm/conv: dtypes f32,tf32,f16,bf16");
+  c->add_option("--mpi-algorithm", o->mpi_algorithm, "force OpenMPI's algorithm for this run (e.g. ring, recursive_doubling, bruck)");
+  c->add_option("--time-budget", o->time_budget, "stop cleanly after this many seconds");
+  c->add_option("--timeout", o->timeout, "seconds one measurement may take before the run is stopped")->capture_default_str();
+  c->add_flag("--resume", o->resume, "continue an existing output file, skipping what it holds");
+  c->add_flag("--quiet", o->quiet, "no progress line");
+  c->callback([o, &exit_code] {
+    const bool comm = std::find(kCommOps.begin(), kCommOps.end(), o->op) != kCommOps.end();
+    exit_code = comm ? run_comm(*o) : run_compute(*o);
+  });
+}
+
+}  // namespace dnnperf::cli

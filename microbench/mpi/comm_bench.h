@@ -1,0 +1,34 @@
+#pragma once
+// Communication benchmarks over MPI: ping-pong point-to-point, and the collectives AllReduce,
+// AllGather, ReduceScatter and Bcast with the MPI library's algorithm (its default, or one forced
+// for the run) and, for AllReduce, the toolkit's own algorithms over point-to-point. Every result
+// is checked before it is timed. All ranks call run_comm_bench; rank 0 writes the records.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "microbench/mpi/mpi_session.h"
+
+namespace dnnperf::bench {
+
+struct CommBenchOptions {
+  std::string op;                    // p2p, allreduce, allgather, reduce_scatter, bcast
+  std::vector<std::int64_t> sizes;   // bytes per message (the whole vector for collectives)
+  /// "mpi" and, for allreduce, the toolkit's algorithms by name; empty: all that apply.
+  std::vector<std::string> algorithms;
+  std::string output;
+  bool resume = false;
+  std::optional<double> time_budget_s;
+  double target_seconds = 0.2;       // time spent timing one measurement
+  int min_repetitions = 5;
+  int max_repetitions = 1000;
+  bool progress = true;
+};
+
+/// Default sizes: 4 B to 256 MiB, powers of two and the points halfway between (x1.5).
+std::vector<std::int64_t> default_message_sizes();
+
+/// Throws InputError (on every rank alike) for bad options; returns the number of records written.
+int run_comm_bench(MpiSession& mpi, const CommBenchOptions& options);
+
+}  // namespace dnnperf::bench

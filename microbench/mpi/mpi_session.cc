@@ -1,0 +1,112 @@
+#include "microbench/mpi/mpi_session.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf::bench {
+namespace {
+
+// OpenMPI 4.1 coll_tuned: `ompi_info --param coll tuned --level 9`.
+const std::map<std::string, std::map<std::string, int>>& algorithms() {
+  static const std::map<std::string, std::map<std::string, int>> table = {
+      {"allreduce", {{"basic_linear", 1}, {"nonoverlapping", 2}, {"recursive_doubling", 3}, {"ring", 4}, {"segmented_ring", 5}, {"rabenseifner", 6}}},
+      {"allgather", {{"linear", 1}, {"bruck", 2}, {"recursive_doubling", 3}, {"ring", 4}, {"neighbor_exchange", 5}, {"two_proc", 6}}},
+      {"reduce_scatter", {{"non_overlapping", 1}, {"recursive_halving", 2}, {"ring", 3}, {"butterfly", 4}}},
+      {"bcast", {{"basic_linear", 1}, {"chain", 2}, {"pipeline", 3}, {"split_binary_tree", 4}, {"binary_tree", 5}, {"binomial", 6}, {"knomial", 7}, {"scatter_allgather", 8}, {"scatter_allgather_ring", 9}}}};
+  return table;
+}
+
+std::mutex label_mutex;
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+}  // namespace
+
+std::optional<int> openmpi_algorithm(const std::string& op, const std::string& name) {
+  const auto it = algorithms().find(op);
+  if (it == algorithms().end()) return std::nullopt;
+  const auto a = it->second.find(name);
+  if (a == it->second.end()) return std::nullopt;
+  return a->second;
+}
+
+std::string openmpi_algorithm_names(const std::string& op) {
+  std::string out;
+  const auto it = algorithms().find(op);
+  if (it == algorithms().end()) return out;
+  for (const auto& [name, number] : it->second) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+MpiSession::MpiSession(int* argc, char*** argv, const std::string& op, const std::optional<std::string>& forced, double timeout_s)
+    : label_("mpi:default"), timeout_s_(timeout_s) {
+  if (forced) {
+    const auto number = openmpi_algorithm(op, *forced);
+    if (!number)
+      throw InputError("--mpi-algorithm: OpenMPI has no " + op + " algorithm '" + *forced + "' (" + openmpi_algorithm_names(op) + ")");
+    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+    setenv(("OMPI_MCA_coll_tuned_" + op + "_algorithm").c_str(), std::to_string(*number).c_str(), 1);
+    label_ = "mpi:" + *forced;
+  }
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_);
+  int local = 0, local_size = 1;
+  MPI_Comm_rank(node_, &local);
+  MPI_Comm_size(node_, &local_size);
+  MPI_Comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, rank_, &leaders_);
+  int nodes = local == 0 ? 1 : 0, max_per_node = local_size;
+  MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &max_per_node, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  layout_ = {{"ranks", size_}, {"nodes", nodes}, {"ranks_per_node", max_per_node}};
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  version_ = version;
+  version_ = version_.substr(0, version_.find_first_of(",\n"));
+  watchdog_ = std::thread([this] { watch(); });
+}
+
+MpiSession::~MpiSession() {
+  running_ = false;
+  if (watchdog_.joinable()) watchdog_.join();
+  if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
+  MPI_Comm_free(&node_);
+  MPI_Finalize();
+}
+
+void MpiSession::start(const std::string& what) {
+  {
+    std::lock_guard<std::mutex> lock(label_mutex);
+    current_ = what;
+  }
+  started_ = now();
+}
+
+void MpiSession::stop() { started_ = -1; }
+
+void MpiSession::watch() {
+  while (running_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const double t = started_;
+    if (t >= 0 && now() - t > timeout_s_) {
+      std::lock_guard<std::mutex> lock(label_mutex);
+      std::fprintf(stderr,
+                   "dnnperf bench: rank %d: %s has not finished within %.0f s (a dead or stuck rank?); stopping. "
+                   "Records measured so far are kept; rerun with --resume to continue.\n",
+                   rank_, current_.c_str(), timeout_s_);
+      std::fflush(stderr);
+      std::_Exit(3);  // mpirun ends the other ranks
+    }
+  }
+}
+
+}  // namespace dnnperf::bench

@@ -1,0 +1,137 @@
+#include "microbench/shapes/shape_sets.h"
+
+#include <charconv>
+#include <cmath>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "predictor/common/error.h"
+#include "predictor/graph/shape_inference.h"
+#include "predictor/import/network_loader.h"
+#include "predictor/lowering/lower.h"
+
+namespace dnnperf::bench {
+namespace {
+
+ConvShape conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k, std::int64_t r,
+               std::int64_t s, std::int64_t stride, std::int64_t pad, std::int64_t groups = 1) {
+  ConvShape x{n, c, h, w, k, r, s, 0, 0, stride, stride, pad, pad, 1, 1, groups};
+  x.p = window_output_size(h, r, stride, pad, pad, 1, false);
+  x.q = window_output_size(w, s, stride, pad, pad, 1, false);
+  return x;
+}
+
+auto gemm_key(const GemmShape& g) { return std::tuple(g.m, g.n, g.k, g.batch, g.trans_a, g.trans_b); }
+auto conv_key(const ConvCase& c) {
+  const ConvShape& s = c.shape;
+  return std::tuple(static_cast<int>(c.phase), s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h,
+                    s.pad_w, s.dilation_h, s.dilation_w, s.groups);
+}
+
+ShapeSet from_network(const std::string& spec, std::int64_t batch) {
+  LoadOptions load;
+  load.batch = batch;
+  const Graph g = load_network(spec, load);
+  ShapeSet set;
+  set.name = "zoo:" + spec;
+  std::set<decltype(gemm_key(GemmShape{}))> gemms;
+  std::set<decltype(conv_key(ConvCase{}))> convs;
+  for (const Kernel& k : lower(g)) {
+    if (k.cls == KernelClass::gemm && gemms.insert(gemm_key(k.gemm)).second) set.gemms.push_back(k.gemm);
+    if (k.cls == KernelClass::conv) {
+      const ConvCase c{k.conv, k.phase};
+      if (convs.insert(conv_key(c)).second) set.convs.push_back(c);
+    }
+  }
+  return set;
+}
+
+// Training shapes in the style of DeepBench (Baidu Research, github.com/baidu-research/DeepBench,
+// kernels/*.h): speech and language GEMMs (hidden sizes 1760-5124 over 16-7000 time-batch columns)
+// and vision convolutions (DeepSpeech front ends, ResNet/VGG/Inception layers), all three phases.
+ShapeSet deepbench() {
+  ShapeSet set;
+  set.name = "deepbench";
+  for (std::int64_t h : {1760, 2048, 2560, 4096})
+    for (std::int64_t n : {16, 32, 64, 128, 7000}) {
+      set.gemms.push_back({h, n, h, 1, false, false});
+      set.gemms.push_back({h, n, h, 1, true, false});
+    }
+  for (const auto& [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {5124, 9124, 1760}, {35, 8457, 1760}, {5124, 9124, 2048}, {35, 8457, 2048}, {5124, 9124, 2560},
+           {35, 8457, 2560}, {3072, 128, 1024}, {512, 6000, 2816}, {1024, 16, 500000}, {7680, 5481, 2560}})
+    set.gemms.push_back({m, n, k, 1, false, false});
+  const std::vector<ConvShape> convs = {
+      conv(4, 1, 161, 700, 32, 5, 20, 2, 0),  conv(4, 32, 79, 341, 32, 5, 10, 2, 0),
+      conv(16, 1, 48, 480, 16, 3, 3, 1, 1),   conv(16, 16, 24, 240, 32, 3, 3, 1, 1),
+      conv(16, 32, 12, 120, 64, 3, 3, 1, 1),  conv(16, 64, 6, 60, 128, 3, 3, 1, 1),
+      conv(8, 3, 108, 108, 64, 3, 3, 2, 1),   conv(8, 64, 54, 54, 64, 3, 3, 1, 1),
+      conv(8, 128, 27, 27, 128, 3, 3, 1, 1),  conv(8, 128, 14, 14, 256, 3, 3, 1, 1),
+      conv(8, 256, 7, 7, 512, 3, 3, 1, 1),    conv(8, 3, 224, 224, 64, 3, 3, 1, 1),
+      conv(8, 64, 112, 112, 128, 3, 3, 1, 1), conv(8, 128, 56, 56, 256, 3, 3, 1, 1),
+      conv(8, 256, 28, 28, 512, 3, 3, 1, 1),  conv(8, 512, 14, 14, 512, 3, 3, 1, 1),
+      conv(16, 3, 224, 224, 64, 7, 7, 2, 3),  conv(16, 192, 28, 28, 32, 5, 5, 1, 2),
+      conv(16, 192, 28, 28, 64, 1, 1, 1, 0),  conv(16, 512, 14, 14, 48, 5, 5, 1, 2),
+      conv(16, 832, 7, 7, 256, 1, 1, 1, 0),   conv(16, 64, 56, 56, 64, 3, 3, 1, 1),
+      conv(16, 256, 56, 56, 64, 1, 1, 1, 0),  conv(16, 1024, 14, 14, 256, 1, 1, 1, 0),
+      conv(16, 2048, 7, 7, 512, 1, 1, 1, 0),  conv(16, 512, 7, 7, 512, 3, 3, 1, 1)};
+  for (const ConvShape& c : convs)
+    for (Phase p : {Phase::forward, Phase::backward_data, Phase::backward_weight}) set.convs.push_back({c, p});
+  return set;
+}
+
+ShapeSet sample(std::int64_t count, std::uint64_t seed) {
+  ShapeSet set;
+  set.name = "sample:" + std::to_string(count) + ":" + std::to_string(seed);
+  std::mt19937_64 rng(seed);
+  const auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  const auto log_uniform = [&](double lo, double hi) {
+    return static_cast<std::int64_t>(std::llround(std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)))));
+  };
+  const auto pick = [&](const std::vector<std::int64_t>& v) { return v[rng() % v.size()]; };
+  for (std::int64_t i = 0; i < count; ++i) {
+    GemmShape g{log_uniform(16, 8192), log_uniform(16, 8192), log_uniform(16, 8192), 1, false, false};
+    if (rng() % 4 == 0) g.batch = log_uniform(2, 64);
+    g.trans_a = rng() % 3 == 0;
+    g.trans_b = rng() % 2 == 0;
+    set.gemms.push_back(g);
+  }
+  // Channel counts of real networks; kernels 1, 3, 5, 7 with "same" padding; stride 2 sometimes.
+  const std::vector<std::int64_t> channels = {3, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048};
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t r = pick({1, 1, 3, 3, 3, 5, 7});
+    const std::int64_t stride = rng() % 4 == 0 ? 2 : 1;
+    const std::int64_t size = log_uniform(7, 224);
+    const std::int64_t c = pick(channels), k = pick(channels);
+    const std::int64_t groups = rng() % 10 == 0 ? c : 1;  // depthwise now and then
+    ConvShape s = conv(log_uniform(1, 64), c, size, size, groups > 1 ? c : k, r, r, stride, r / 2, groups);
+    set.convs.push_back({s, static_cast<Phase>(rng() % 3)});
+  }
+  return set;
+}
+
+std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v <= 0)
+    throw InputError("shape set '" + spec + "': " + what + " must be a positive integer, is '" + std::string(text) + "'");
+  return v;
+}
+
+}  // namespace
+
+ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
+  if (spec == "deepbench") return deepbench();
+  if (spec.rfind("zoo:", 0) == 0) return from_network(spec.substr(4), batch);
+  if (spec.rfind("sample:", 0) == 0) {
+    const std::string rest = spec.substr(7);
+    const std::size_t colon = rest.find(':');
+    const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
+    const std::uint64_t seed = colon == std::string::npos ? 1 : static_cast<std::uint64_t>(parse_positive(std::string_view(rest).substr(colon + 1), spec, "the seed"));
+    return sample(n, seed);
+  }
+  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench or sample:N[:SEED])");
+}
+
+}  // namespace dnnperf::bench

@@ -1,0 +1,31 @@
+#pragma once
+// Shape sets: which GEMMs and convolutions a compute benchmark measures.
+//
+//   zoo:SPEC     the GEMM and convolution kernels the lowering produces for a network (any name
+//                `dnnperf net show` takes: zoo spec, .json or .onnx), training phases, deduplicated
+//   deepbench    a fixed list of training GEMM and convolution shapes in the style of DeepBench
+//   sample:N[:SEED]  N GEMMs and N convolutions drawn from the shape space (log-uniform sizes,
+//                realistic channel, kernel and stride combinations), the same for the same seed
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predictor/lowering/kernel.h"
+
+namespace dnnperf::bench {
+
+struct ConvCase {
+  ConvShape shape;
+  Phase phase = Phase::forward;  // forward, backward_data (dgrad) or backward_weight (wgrad)
+};
+
+struct ShapeSet {
+  std::string name;
+  std::vector<GemmShape> gemms;
+  std::vector<ConvCase> convs;
+};
+
+/// Throws InputError naming the spec for an unknown set or a bad count or seed.
+ShapeSet shape_set(const std::string& spec, std::int64_t batch = 32);
+
+}  // namespace dnnperf::bench
