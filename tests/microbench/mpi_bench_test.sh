@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The MPI benchmarks for real: 2-4 local ranks (oversubscribed), every result verified, forced
+# OpenMPI algorithms, resume, refusal to overwrite, bad input, and a rank killed mid-run.
+set -u
+bin=$1
+mpirun=${MPIEXEC:-mpirun}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+# all_ok FILE COUNT: COUNT records, all ok and verified, keys unique
+all_ok() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+recs = [j for j in map(json.loads, open(sys.argv[1])) if j["type"] == "record"]
+keys = {(r["op"], r["algorithm"], json.dumps(r["params"], sort_keys=True)) for r in recs}
+bad = [r for r in recs if r["status"] != "ok" or not r.get("verified")]
+assert len(recs) == int(sys.argv[2]), f"{len(recs)} records, expected {sys.argv[2]}"
+assert not bad, bad
+assert len(keys) == len(recs), "duplicate records"
+assert all(r["seconds"]["min"] <= r["seconds"]["median"] <= r["seconds"]["max"] for r in recs)
+PY
+}
+
+for np in 2 3 4; do
+  f=$dir/allreduce$np.jsonl
+  timeout 300 "$mpirun" -np $np "$bin" bench allreduce --sizes 4,100,4K,64K,1M -o "$f" --quiet 2>/dev/null \
+    && all_ok "$f" 30 && ok "allreduce, all algorithms, $np ranks" || bad "allreduce $np ranks"
+done
+for op in allgather reduce-scatter bcast p2p; do
+  f=$dir/$op.jsonl
+  timeout 120 "$mpirun" -np 2 "$bin" bench $op --sizes 8,4K,1M -o "$f" --quiet 2>/dev/null && all_ok "$f" 3 && ok "$op" || bad "$op"
+done
+
+f=$dir/forced.jsonl
+timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --mpi-algorithm ring --algorithms mpi --sizes 64K -o "$f" --quiet 2>/dev/null \
+  && grep -q '"algorithm":"mpi:ring"' "$f" && ok "forced OpenMPI algorithm is recorded" || bad "forced algorithm"
+
+# A budget stops the run cleanly; --resume finishes it without measuring anything twice.
+f=$dir/resume.jsonl
+timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --sizes 4,1K,4K,16K,64K,256K,1M,4M --time-budget 0.3 -o "$f" --quiet 2>/dev/null
+first=$(grep -c '"type":"record"' "$f")
+timeout 300 "$mpirun" -np 2 "$bin" bench allreduce --sizes 4,1K,4K,16K,64K,256K,1M,4M --resume -o "$f" --quiet 2>/dev/null
+[ "$first" -lt 48 ] && all_ok "$f" 48 && ok "budget then resume ($first records, then all 48)" || bad "resume ($first first)"
+
+before=$(md5sum < "$f")
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --sizes 4 -o "$f" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "exists already" <<<"$out" && [ "$(md5sum < "$f")" = "$before" ] && ok "refuses to overwrite" || bad "overwrite (rc=$rc)"
+
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --algorithms bruck -o "$dir/x.jsonl" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "'bruck' is not an algorithm of allreduce" <<<"$out" && ok "unknown algorithm" || bad "unknown algorithm (rc=$rc)"
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --mpi-algorithm fastest -o "$dir/y.jsonl" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "OpenMPI has no allreduce algorithm 'fastest'" <<<"$out" && ok "unknown OpenMPI algorithm" || bad "unknown OpenMPI algorithm (rc=$rc)"
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --sizes 0 -o "$dir/z.jsonl" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "not a positive size" <<<"$out" && ok "bad size" || bad "bad size (rc=$rc)"
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --sizes 1TiB -o "$dir/t.jsonl" 2>&1); rc=$?
+[ $rc -ne 0 ] && ok "unknown size suffix" || bad "size suffix (rc=$rc)"
+
+# A rank killed in the middle: the job ends (no hang) and the file keeps its complete records.
+f=$dir/killed.jsonl
+timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --sizes 4,1K,4K,16K,64K,256K,1M,4M,16M,64M -o "$f" --quiet 2>/dev/null &
+job=$!
+for _ in $(seq 100); do
+  [ -f "$f" ] && [ "$(grep -c '"type":"record"' "$f")" -ge 3 ] && break
+  sleep 0.1
+done
+pkill -9 -n -f "dnnperf bench allreduce --sizes 4,1K,4K,16K,64K,256K,1M,4M,16M,64M" || true
+wait $job; rc=$?
+kept=$(grep -c '"type":"record"' "$f")
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$kept" -ge 3 ] && all_ok "$f" "$kept"; then ok "killed rank: job stopped, $kept records kept"; else bad "killed rank (rc=$rc, kept=$kept)"; fi
+exit $fail
