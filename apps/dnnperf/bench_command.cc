@@ -101,8 +101,7 @@ int run_compute(const Options& o) {
   if (o.device != "gpu" && o.device != "cpu") throw InputError("--device must be gpu or cpu, is '" + o.device + "'");
   if (o.output.empty()) throw InputError("-o: an output file is required");
   if (o.device == "cpu")
-    throw InputError("CPU kernels are measured through PyTorch (scripts/, `dnnperf calibrate --backend torch --device cpu`); "
-                     "`dnnperf bench " + o.op + "` measures GPUs");
+    throw InputError("`dnnperf bench " + o.op + "` measures GPU kernels; CPU kernel benchmarks are not part of this version");
   const bench::ShapeSet shapes = o.op == "gemm" || o.op == "conv" ? bench::shape_set(o.shapes, o.batch) : bench::ShapeSet{};
 #ifdef DNNPERF_HAVE_CUDA
   bench::GpuBenchOptions g;

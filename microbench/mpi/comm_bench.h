@@ -19,9 +19,9 @@ struct CommBenchOptions {
   std::string output;
   bool resume = false;
   std::optional<double> time_budget_s;
-  double target_seconds = 0.2;       // time spent timing one measurement
+  double target_seconds = 0.3;       // time spent timing one measurement
   int min_repetitions = 5;
-  int max_repetitions = 1000;
+  int max_repetitions = 20000;
   bool progress = true;
 };
 

@@ -7,9 +7,10 @@
 #include <tuple>
 
 #include "predictor/common/error.h"
-#include "predictor/graph/shape_inference.h"
+#ifndef DNNPERF_NO_NETWORKS
 #include "predictor/import/network_loader.h"
 #include "predictor/lowering/lower.h"
+#endif
 
 namespace dnnperf::bench {
 namespace {
@@ -17,8 +18,8 @@ namespace {
 ConvShape conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k, std::int64_t r,
                std::int64_t s, std::int64_t stride, std::int64_t pad, std::int64_t groups = 1) {
   ConvShape x{n, c, h, w, k, r, s, 0, 0, stride, stride, pad, pad, 1, 1, groups};
-  x.p = window_output_size(h, r, stride, pad, pad, 1, false);
-  x.q = window_output_size(w, s, stride, pad, pad, 1, false);
+  x.p = (h + 2 * pad - r) / stride + 1;
+  x.q = (w + 2 * pad - s) / stride + 1;
   return x;
 }
 
@@ -30,6 +31,11 @@ auto conv_key(const ConvCase& c) {
 }
 
 ShapeSet from_network(const std::string& spec, std::int64_t batch) {
+#ifdef DNNPERF_NO_NETWORKS
+  (void)batch;
+  throw InputError("shape set 'zoo:" + spec + "' needs dnnperf's network support; this measurement-only build has "
+                   "deepbench and sample:N (measure network shapes with `dnnperf bench` from a full build)");
+#else
   LoadOptions load;
   load.batch = batch;
   const Graph g = load_network(spec, load);
@@ -45,6 +51,7 @@ ShapeSet from_network(const std::string& spec, std::int64_t batch) {
     }
   }
   return set;
+#endif
 }
 
 // Training shapes in the style of DeepBench (Baidu Research, github.com/baidu-research/DeepBench,
@@ -124,6 +131,18 @@ std::int64_t parse_positive(std::string_view text, const std::string& spec, cons
 ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
   if (spec == "deepbench") return deepbench();
   if (spec.rfind("zoo:", 0) == 0) return from_network(spec.substr(4), batch);
+  if (spec.rfind("square:", 0) == 0) {  // square GEMMs, e.g. square:4096,8192 (peak-rate checks)
+    ShapeSet set;
+    set.name = spec;
+    std::string_view rest = std::string_view(spec).substr(7);
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::int64_t n = parse_positive(rest.substr(0, comma), spec, "a size");
+      set.gemms.push_back({n, n, n, 1, false, false});
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    return set;
+  }
   if (spec.rfind("sample:", 0) == 0) {
     const std::string rest = spec.substr(7);
     const std::size_t colon = rest.find(':');
@@ -131,7 +150,7 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     const std::uint64_t seed = colon == std::string::npos ? 1 : static_cast<std::uint64_t>(parse_positive(std::string_view(rest).substr(colon + 1), spec, "the seed"));
     return sample(n, seed);
   }
-  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench or sample:N[:SEED])");
+  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench, sample:N[:SEED] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

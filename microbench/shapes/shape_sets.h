@@ -6,6 +6,7 @@
 //   deepbench    a fixed list of training GEMM and convolution shapes in the style of DeepBench
 //   sample:N[:SEED]  N GEMMs and N convolutions drawn from the shape space (log-uniform sizes,
 //                realistic channel, kernel and stride combinations), the same for the same seed
+//   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,6 +1,5 @@
 #include "predictor/graph/op_kind.h"
 
-#include <array>
 
 namespace dnnperf {
 namespace {
@@ -17,11 +16,6 @@ constexpr OpKindInfo kOpKinds[] = {
 #undef DNNPERF_OP_INFO
 };
 
-constexpr auto kAllKinds = [] {
-  std::array<OpKind, std::size(kOpKinds)> kinds{};
-  for (std::size_t i = 0; i < kinds.size(); ++i) kinds[i] = kOpKinds[i].kind;
-  return kinds;
-}();
 
 }  // namespace
 
@@ -37,6 +31,5 @@ std::optional<OpKind> parse_op_kind(std::string_view name) {
   return std::nullopt;
 }
 
-std::span<const OpKind> all_op_kinds() { return kAllKinds; }
 
 }  // namespace dnnperf

@@ -3,7 +3,6 @@
 // its family; the names are the spellings used by the JSON network format and the CLI.
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string_view>
 
 namespace dnnperf {
@@ -55,7 +54,5 @@ OpFamily op_family(OpKind kind);
 /// Parses an op name as op_kind_name() spells it; also accepts the aliases "bmm",
 /// "global_avg_pool2d" (adaptive_avg_pool2d with output 1x1 is meant; callers set the size).
 std::optional<OpKind> parse_op_kind(std::string_view name);
-/// All op kinds, in table order.
-std::span<const OpKind> all_op_kinds();
 
 }  // namespace dnnperf

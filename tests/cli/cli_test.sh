@@ -54,6 +54,16 @@ check bad_bucket 1 'bucket-mib must be positive' -- "$bin" predict -n resnet50 -
 check bad_nodes 1 "'x' is not a positive integer" -- "$bin" scale -n resnet50 -b 8 --nodes 1..x
 check bad_profile_file 1 'no such hardware profile file' -- "$bin" predict -n resnet50 -b 8 --hardware /nonexistent/hw.json
 check tf32_v100 1 'no TF32 tensor cores' -- "$bin" predict -n resnet50 -b 8 --hardware v100 --dtype tf32
+# bench: GPU operations say clearly when there is no GPU; bad options are errors
+tmp=$(mktemp -d)
+out=$("$bin" bench launch -o "$tmp/launch.jsonl" 2>&1); rc=$?
+if [ $rc -eq 77 ]; then grep -q "no CUDA device\|built without CUDA" <<<"$out" && echo "ok   bench_no_gpu" || { echo "FAIL bench_no_gpu: $out"; fail=1; }
+elif [ $rc -eq 0 ]; then grep -q '"op":"launch"' "$tmp/launch.jsonl" && echo "ok   bench_gpu_launch" || { echo "FAIL bench_gpu_launch"; fail=1; }
+else echo "FAIL bench launch rc=$rc: $out"; fail=1; fi
+check bench_cpu 1 'measures GPU kernels' -- "$bin" bench gemm --device cpu -o "$tmp/x.jsonl"
+check bench_shapes 1 "unknown shape set 'bogus'" -- "$bin" bench conv --shapes bogus -o "$tmp/y.jsonl"
+check bench_op 105 'fft not in' -- "$bin" bench fft -o "$tmp/z.jsonl"
+rm -rf "$tmp"
 "$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
