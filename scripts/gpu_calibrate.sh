@@ -54,6 +54,7 @@ $bin/dnnperf-gpu-bench gemm --shapes deepbench -o "$out/gemm_deepbench.jsonl" --
 $bin/dnnperf-gpu-bench gemm --shapes sample:200:1 -o "$out/gemm_sample.jsonl" --time-budget 60 $q
 $bin/dnnperf-gpu-bench conv --shapes deepbench --dtypes f32,bf16 -o "$out/conv_deepbench.jsonl" --time-budget 100 $q
 $bin/dnnperf-gpu-bench conv --shapes sample:100:1 --dtypes bf16 -o "$out/conv_sample.jsonl" --time-budget 50 $q
+$bin/dnnperf-gpu-bench nccl_allreduce -o "$out/nccl_allreduce.jsonl" --time-budget 15 $q
 
 # Sanity against the datasheet of data/hardware/: bf16 GEMM at 8192^3 >= 70% of dense tensor peak,
 # device-to-device copy >= 80% of memory bandwidth.

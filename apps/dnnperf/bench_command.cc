@@ -18,7 +18,7 @@ namespace {
 
 struct Options {
   std::string op;
-  std::string device = "gpu";
+  std::string device;  // compute: gpu (default); communication: MPI processes, or gpu for NCCL
   std::string shapes = "deepbench";
   std::int64_t batch = 32;
   std::string sizes;
@@ -67,9 +67,33 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
+int run_gpu(const Options& o, const std::string& op, const bench::ShapeSet& shapes) {
+#ifdef DNNPERF_HAVE_CUDA
+  bench::GpuBenchOptions g;
+  g.op = op;
+  g.output = o.output;
+  g.resume = o.resume;
+  g.progress = !o.quiet;
+  if (o.time_budget > 0) g.time_budget_s = o.time_budget;
+  for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
+  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split(o.algorithms);
+  return bench::run_gpu_bench(g, shapes);
+#else
+  (void)shapes;
+  std::cerr << "dnnperf bench " << op << ": this dnnperf was built without CUDA (no nvcc found); no GPU to measure\n";
+  return 77;
+#endif
+}
+
 int run_comm(const Options& o) {
-#ifdef DNNPERF_HAVE_MPI
   const std::string op = o.op == "reduce-scatter" ? "reduce_scatter" : o.op;
+  if (o.device == "gpu") {
+    if (op == "p2p" || op == "bcast") throw InputError("--device gpu (NCCL) measures allreduce, allgather and reduce-scatter");
+    if (o.output.empty()) throw InputError("-o: an output file is required");
+    return run_gpu(o, "nccl_" + op, {});
+  }
+  if (!o.device.empty() && o.device != "cpu") throw InputError("--device must be gpu or cpu, is '" + o.device + "'");
+#ifdef DNNPERF_HAVE_MPI
   bench::CommBenchOptions c;
   c.op = op;
   c.output = o.output;
@@ -98,26 +122,12 @@ int run_comm(const Options& o) {
 }
 
 int run_compute(const Options& o) {
-  if (o.device != "gpu" && o.device != "cpu") throw InputError("--device must be gpu or cpu, is '" + o.device + "'");
+  if (!o.device.empty() && o.device != "gpu" && o.device != "cpu") throw InputError("--device must be gpu or cpu, is '" + o.device + "'");
   if (o.output.empty()) throw InputError("-o: an output file is required");
   if (o.device == "cpu")
     throw InputError("`dnnperf bench " + o.op + "` measures GPU kernels; CPU kernel benchmarks are not part of this version");
   const bench::ShapeSet shapes = o.op == "gemm" || o.op == "conv" ? bench::shape_set(o.shapes, o.batch) : bench::ShapeSet{};
-#ifdef DNNPERF_HAVE_CUDA
-  bench::GpuBenchOptions g;
-  g.op = o.op;
-  g.output = o.output;
-  g.resume = o.resume;
-  g.progress = !o.quiet;
-  if (o.time_budget > 0) g.time_budget_s = o.time_budget;
-  for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
-  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split(o.algorithms);
-  return bench::run_gpu_bench(g, shapes);
-#else
-  (void)shapes;
-  std::cerr << "dnnperf bench " << o.op << ": this dnnperf was built without CUDA (no nvcc found); no GPU to measure\n";
-  return 77;
-#endif
+  return run_gpu(o, o.op, shapes);
 }
 
 }  // namespace
@@ -131,7 +141,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->required()
       ->check(CLI::IsMember(ops));
   c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md)")->required();
-  c->add_option("--device", o->device, "gpu or cpu (compute operations)")->capture_default_str();
+  c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter: gpu measures NCCL over this node's GPUs instead of MPI");
   c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench or sample:N[:SEED]")->capture_default_str();
   c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");

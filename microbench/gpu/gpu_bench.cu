@@ -1,5 +1,7 @@
 #include "microbench/gpu/gpu_bench.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -104,6 +106,7 @@ class GpuBench {
     else if (o_.op == "conv") convs();
     else if (o_.op == "memory") memory();
     else if (o_.op == "launch") launch();
+    else if (o_.op == "nccl_allreduce" || o_.op == "nccl_allgather" || o_.op == "nccl_reduce_scatter") nccl(count);
     else throw InputError("unknown GPU benchmark '" + o_.op + "'");
     cudnnDestroy(cudnn_);
     cublasDestroy(cublas_);
@@ -403,6 +406,104 @@ class GpuBench {
       r.metrics = {{"seconds_per_kernel", r.timing->median / 1000}};
     }, progress);
     progress.finish();
+  }
+
+  // NCCL collectives over all GPUs of this node, from one process (ncclCommInitAll); sizes as for
+  // the MPI collectives, results checked before timing, bus bandwidth as nccl-tests define it.
+  void nccl(int gpus) {
+    std::vector<std::int64_t> sizes = o_.sizes;
+    if (sizes.empty())
+      for (std::int64_t s = 1024; s <= (1LL << 30); s *= 4) sizes.push_back(s);
+    std::vector<ncclComm_t> comms(static_cast<std::size_t>(gpus));
+    std::vector<int> devices(static_cast<std::size_t>(gpus));
+    for (int i = 0; i < gpus; ++i) devices[static_cast<std::size_t>(i)] = i;
+    DNNPERF_NCCL(ncclCommInitAll(comms.data(), gpus, devices.data()));
+    int version = 0;
+    ncclGetVersion(&version);
+    std::vector<cudaStream_t> streams(static_cast<std::size_t>(gpus));
+    for (int i = 0; i < gpus; ++i) {
+      DNNPERF_CUDA(cudaSetDevice(i));
+      DNNPERF_CUDA(cudaStreamCreate(&streams[static_cast<std::size_t>(i)]));
+    }
+    const std::string op = o_.op.substr(5);
+    Progress progress(sizes.size(), o_.progress);
+    for (std::int64_t bytes : sizes) {
+      Record r = base(op, "f32", "NCCL", std::to_string(version));
+      r.algorithm = "nccl:default";
+      r.params = {{"bytes", bytes}};
+      r.layout = {{"ranks", gpus}, {"nodes", 1}, {"ranks_per_node", gpus}, {"device", props_.name}};
+      if (!measure(r, [&](Record& rec) { time_nccl(rec, op, bytes, comms, streams); }, progress)) break;
+    }
+    progress.finish();
+    for (int i = 0; i < gpus; ++i) {
+      cudaSetDevice(i);
+      cudaStreamDestroy(streams[static_cast<std::size_t>(i)]);
+      ncclCommDestroy(comms[static_cast<std::size_t>(i)]);
+    }
+    DNNPERF_CUDA(cudaSetDevice(o_.device));
+  }
+
+  void time_nccl(Record& r, const std::string& op, std::int64_t bytes, const std::vector<ncclComm_t>& comms,
+                 const std::vector<cudaStream_t>& streams) {
+    const int p = static_cast<int>(comms.size());
+    const std::size_t count = static_cast<std::size_t>(bytes) / 4;
+    if (count == 0 || count % static_cast<std::size_t>(p) != 0)
+      throw std::runtime_error("size is not a multiple of " + std::to_string(p) + " floats");
+    const std::size_t part = count / static_cast<std::size_t>(p);
+    const std::size_t in_count = op == "allgather" ? part : count, out_count = op == "reduce_scatter" ? part : count;
+    std::vector<DeviceBuffer> in, out;
+    for (int i = 0; i < p; ++i) {
+      DNNPERF_CUDA(cudaSetDevice(i));
+      in.emplace_back(in_count * 4);
+      out.emplace_back(out_count * 4);
+      // Rank i contributes i + 1 everywhere: sums are exact, gathers identify their source.
+      std::vector<float> host(in_count, static_cast<float>(i + 1));
+      DNNPERF_CUDA(cudaMemcpy(in.back().get(), host.data(), in_count * 4, cudaMemcpyHostToDevice));
+    }
+    const auto call = [&] {
+      DNNPERF_NCCL(ncclGroupStart());
+      for (int i = 0; i < p; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        if (op == "allreduce") DNNPERF_NCCL(ncclAllReduce(in[k].get(), out[k].get(), count, ncclFloat, ncclSum, comms[k], streams[k]));
+        else if (op == "allgather") DNNPERF_NCCL(ncclAllGather(in[k].get(), out[k].get(), part, ncclFloat, comms[k], streams[k]));
+        else DNNPERF_NCCL(ncclReduceScatter(in[k].get(), out[k].get(), part, ncclFloat, ncclSum, comms[k], streams[k]));
+      }
+      DNNPERF_NCCL(ncclGroupEnd());
+      for (int i = 0; i < p; ++i) {
+        DNNPERF_CUDA(cudaSetDevice(i));
+        DNNPERF_CUDA(cudaStreamSynchronize(streams[static_cast<std::size_t>(i)]));
+      }
+    };
+    call();
+    std::vector<float> result(out_count);
+    DNNPERF_CUDA(cudaSetDevice(0));
+    DNNPERF_CUDA(cudaMemcpy(result.data(), out[0].get(), out_count * 4, cudaMemcpyDeviceToHost));
+    const float sum = static_cast<float>(p * (p + 1) / 2);
+    bool ok = true;
+    for (std::size_t j = 0; j < out_count && ok; ++j)
+      ok = op == "allgather" ? result[j] == static_cast<float>(j / part + 1) : result[j] == sum;
+    r.verified = ok;
+    if (!ok) {
+      r.status = "failed";
+      r.reason = "wrong result";
+      return;
+    }
+    // Several GPUs: host wall time around the group, after every stream has finished.
+    std::vector<double> samples;
+    for (int i = 0; i < 3; ++i) call();
+    const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    double t0 = now();
+    call();
+    const int reps = std::clamp(static_cast<int>(0.2 / std::max(now() - t0, 1e-6)), 10, 2000);
+    for (int i = 0; i < reps; ++i) {
+      t0 = now();
+      call();
+      samples.push_back(now() - t0);
+    }
+    r.timing = summarize(samples);
+    const double algbw = static_cast<double>(bytes) / r.timing->median;
+    const double factor = op == "allreduce" ? 2.0 * (p - 1) / p : static_cast<double>(p - 1) / p;
+    r.metrics = {{"algbw_bytes_per_s", algbw}, {"busbw_bytes_per_s", algbw * factor}};
   }
 
   const GpuBenchOptions& o_;

@@ -4,7 +4,8 @@
 // memory-bound kernels (copy, elementwise, reduction, softmax, layer normalisation) and the
 // empty-kernel launch overhead. Timed with CUDA events around each call, after warm-up, over
 // random inputs rotated through enough copies to defeat the L2 cache; Google Benchmark runs each
-// case (manual time) where it is built in.
+// case (manual time) where it is built in. NCCL AllReduce/AllGather/ReduceScatter over the GPUs of
+// one node, from one process (several nodes over MPI are not supported yet).
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@
 namespace dnnperf::bench {
 
 struct GpuBenchOptions {
-  std::string op;                    // gemm, conv, memory, launch
+  std::string op;                    // gemm, conv, memory, launch, nccl_allreduce, nccl_allgather, nccl_reduce_scatter
   std::string output;
   bool resume = false;
   bool progress = true;
