@@ -1,6 +1,7 @@
 #include "apps/dnnperf/bench_command.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +12,9 @@
 #endif
 #ifdef DNNPERF_HAVE_CUDA
 #include "microbench/gpu/gpu_bench.h"
+#endif
+#ifdef DNNPERF_HAVE_NCCL_MPI
+#include "microbench/gpu/nccl_mpi_bench.h"
 #endif
 
 namespace dnnperf::cli {
@@ -90,6 +94,27 @@ int run_comm(const Options& o) {
   if (o.device == "gpu") {
     if (op == "p2p" || op == "bcast") throw InputError("--device gpu (NCCL) measures allreduce, allgather and reduce-scatter");
     if (o.output.empty()) throw InputError("-o: an output file is required");
+#ifdef DNNPERF_HAVE_NCCL_MPI
+    // Under mpirun with several ranks: one GPU per rank, NCCL bootstrapped over MPI.
+    const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+    if (!world) world = std::getenv("PMI_SIZE");
+    if (world && std::atoi(world) > 1) {
+      bench::MpiSession mpi(nullptr, nullptr, op, std::nullopt, o.timeout);
+      bench::GpuBenchOptions g;
+      g.op = "nccl_" + op;
+      g.output = o.output;
+      g.resume = o.resume;
+      g.progress = !o.quiet;
+      if (o.time_budget > 0) g.time_budget_s = o.time_budget;
+      for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
+      try {
+        return bench::run_nccl_over_mpi(g, mpi.node(), mpi.layout());
+      } catch (const InputError& e) {
+        if (mpi.rank() == 0) std::cerr << "dnnperf: error: " << e.what() << "\n";
+        return 1;
+      }
+    }
+#endif
     return run_gpu(o, "nccl_" + op, {});
   }
   if (!o.device.empty() && o.device != "cpu") throw InputError("--device must be gpu or cpu, is '" + o.device + "'");
