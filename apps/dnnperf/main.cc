@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/dnnperf/bench_command.h"
+#include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
 #include "predictor/common/error.h"
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   dnnperf::cli::add_scale_command(app);
   int exit_code = 0;
   dnnperf::cli::add_bench_command(app, exit_code);
+  dnnperf::cli::add_fit_command(app);
+  dnnperf::cli::add_comm_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

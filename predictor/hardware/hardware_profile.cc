@@ -8,6 +8,7 @@
 
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
+#include "predictor/hardware/communication_section.h"
 
 #ifndef DNNPERF_DEFAULT_DATA_DIR
 #define DNNPERF_DEFAULT_DATA_DIR "data"
@@ -120,6 +121,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     p.cluster.topology = c.text("topology", "fat-tree");
     c.check_unknown();
   }
+  if (r.has("communication")) p.communication = read_communication_section(r.at("communication"), source + ": communication");
   if (r.has("sources")) {
     for (const auto& [key, value] : r.at("sources").items()) {
       if (!value.is_string()) r.fail("sources", "must map fields to strings");
@@ -158,6 +160,12 @@ double HardwareProfile::peak(MathMode mode) const {
   if (it == device.peak_flops.end())
     throw InputError("hardware '" + name + "' (" + device.model + ") has no " + std::string(math_mode_name(mode)) + " arithmetic");
   return it->second;
+}
+
+const FittedCommModel* find_comm_model(const HardwareProfile& p, const std::string& collective, const std::string& algorithm) {
+  for (const FittedCommModel& m : p.communication)
+    if (m.collective == collective && m.algorithm == algorithm) return &m;
+  return nullptr;
 }
 
 HardwareProfile load_hardware_profile(const std::string& path) { return read_profile(read_json_file(path), path); }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/comm/fitted_comm_model.h"
 #include "predictor/common/dtype.h"
 
 namespace dnnperf {
@@ -77,6 +78,8 @@ struct HardwareProfile {
   NodeSpec node;
   ClusterSpec cluster;
   std::map<std::string, std::string> sources;  // field -> where its figure comes from
+  /// Communication models fitted by `dnnperf fit` (empty for datasheet profiles).
+  std::vector<FittedCommModel> communication;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.
@@ -86,6 +89,10 @@ struct HardwareProfile {
  private:
   bool peak_flops_has(MathMode mode) const { return device.peak_flops.count(mode) > 0; }
 };
+
+/// The fitted communication model of a collective and algorithm ("default": the library's own
+/// choice), or null.
+const FittedCommModel* find_comm_model(const HardwareProfile& profile, const std::string& collective, const std::string& algorithm);
 
 /// Reads and validates a profile file: unknown fields, missing or non-positive figures are
 /// InputErrors naming the file and field.

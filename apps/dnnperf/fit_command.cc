@@ -1,0 +1,259 @@
+#include "apps/dnnperf/fit_command.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/dnnperf/format.h"
+#include "fitting/comm/comm_fit.h"
+#include "microbench/records/measurement.h"
+#include "models/comm/allreduce.h"
+#include "predictor/common/error.h"
+#include "predictor/hardware/communication_section.h"
+#include "predictor/hardware/hardware_profile.h"
+
+namespace dnnperf::cli {
+namespace {
+
+using fitting::CommSample;
+
+struct FitOptions {
+  std::vector<std::string> files;
+  std::string hardware = "cpu";
+  std::string output;
+  std::string collective = "allreduce";
+  std::string models = "hockney,loggp,dnnperf";
+  std::string plots;
+};
+
+std::vector<CommModelKind> parse_models(const std::string& text) {
+  std::vector<CommModelKind> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto k = parse_comm_model(name);
+    if (!k) throw InputError("--models: unknown model '" + name + "' (hockney, loggp, dnnperf)");
+    out.push_back(*k);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path + ": not valid JSON: " + e.what());
+  }
+}
+
+std::string pct(double v) { return fixed(v, 1); }
+
+void run_fit(const FitOptions& o) {
+  if (o.files.empty()) throw InputError("no measurement files");
+  const auto kinds = parse_models(o.models);
+  const HardwareProfile base = find_hardware_profile(o.hardware);
+  std::size_t compute_records = 0;
+  for (const std::string& f : o.files)
+    for (const bench::Record& r : bench::read_records(f))
+      if (r.op != o.collective && r.op.rfind("allreduce", 0) != 0 && r.op != "p2p" && r.op != "allgather" &&
+          r.op != "reduce_scatter" && r.op != "bcast")
+        ++compute_records;
+  const fitting::CommData data = fitting::load_comm_data(o.files, o.collective);
+  if (compute_records)
+    std::cout << "note: " << compute_records << " compute records ignored: this version fits communication models only\n";
+  for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  if (data.samples.empty()) throw InputError("no usable " + o.collective + " measurements in the given files");
+
+  std::vector<std::string> algorithms;
+  std::set<int> ranks;
+  for (const CommSample& s : data.samples) {
+    if (std::find(algorithms.begin(), algorithms.end(), s.algorithm) == algorithms.end()) algorithms.push_back(s.algorithm);
+    ranks.insert(s.ranks);
+  }
+  std::cout << data.samples.size() << " " << o.collective << " measurements from " << data.host << ", " << algorithms.size()
+            << " algorithms, ranks";
+  for (int r : ranks) std::cout << " " << r;
+  std::cout << "\n\nheld-out error (%): sizes held out in 4 folds; each rank count held out in turn\n";
+  std::cout << std::left << std::setw(28) << "algorithm" << std::setw(9) << "model" << std::right << std::setw(8) << "MAPE"
+            << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << std::setw(12) << "MAPE ranks"
+            << std::setw(10) << "in 95%" << "  fit\n";
+  std::vector<FittedCommModel> chosen;
+  nlohmann::json report = nlohmann::json::array();
+  std::ofstream points;
+  if (!o.plots.empty()) {
+    std::filesystem::create_directories(o.plots);
+    points.open(o.plots + "/fit_points.csv");
+    points << "algorithm,model,bytes,ranks,measured_s,predicted_s,low_s,high_s\n";
+  }
+  for (const std::string& algorithm : algorithms) {
+    const auto samples = fitting::of_algorithm(data.samples, algorithm);
+    std::optional<std::pair<double, FittedCommModel>> best;
+    for (CommModelKind kind : kinds) {
+      const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples);
+      const fitting::CrossValidation cv = fitting::cross_validate(kind, algorithm, samples);
+      std::cout << std::left << std::setw(28) << algorithm << std::setw(9) << comm_model_name(kind) << std::right << std::setw(8)
+                << pct(cv.held_out_sizes.mape) << std::setw(8) << pct(cv.held_out_sizes.median) << std::setw(8)
+                << pct(cv.held_out_sizes.p90) << std::setw(10) << pct(100 * cv.held_out_sizes.coverage) << std::setw(12)
+                << (cv.held_out_ranks.count ? pct(cv.held_out_ranks.mape) : "-") << std::setw(10)
+                << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << "  " << fit.message << "\n";
+      report.push_back({{"algorithm", algorithm}, {"model", comm_model_name(kind)}, {"converged", fit.converged},
+                        {"held_out_sizes", {{"mape", cv.held_out_sizes.mape}, {"median", cv.held_out_sizes.median}, {"p90", cv.held_out_sizes.p90}, {"coverage", cv.held_out_sizes.coverage}}},
+                        {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}}});
+      if (!fit.converged) continue;
+      if (points)
+        for (const CommSample& s : samples) {
+          const CommPrediction p = fit.model.predict(s.bytes, s.ranks);
+          points << algorithm << "," << comm_model_name(kind) << "," << s.bytes << "," << s.ranks << "," << s.seconds << ","
+                 << p.seconds << "," << p.low << "," << p.high << "\n";
+        }
+      const double score = cv.held_out_sizes.count ? cv.held_out_sizes.mape : 1e9;
+      if (!best || score < best->first) best = {score, fit.model};
+    }
+    if (best) chosen.push_back(best->second);
+  }
+
+  // Which algorithm to use, by the chosen models, against the library's default.
+  const FittedCommModel* fallback = nullptr;
+  for (const FittedCommModel& m : chosen)
+    if (m.algorithm == "default") fallback = &m;
+  std::cout << "\nalgorithm selection (chosen models; gain over the library default where it was measured)\n";
+  std::cout << std::right << std::setw(7) << "ranks" << std::setw(12) << "bytes" << "  " << std::left << std::setw(20) << "best"
+            << std::right << std::setw(12) << "best us" << std::setw(14) << "default us" << std::setw(9) << "gain %" << "\n";
+  int max_rank = *ranks.rbegin();
+  for (int p : {2, 3, 4, 8, 16, 64}) {
+    if (p > 4 * max_rank) break;
+    for (double b = 4; b <= 64.0 * 1024 * 1024; b *= 16) {
+      const FittedCommModel* pick = nullptr;
+      double t = 0;
+      for (const FittedCommModel& m : chosen) {
+        if (m.algorithm == "default" || m.algorithm.rfind("mpi:", 0) == 0) continue;
+        const double s = m.seconds(b, p);
+        if (!pick || s < t) pick = &m, t = s;
+      }
+      if (!pick) continue;
+      std::cout << std::setw(7) << p << std::setw(12) << static_cast<long long>(b) << "  " << std::left << std::setw(20)
+                << pick->algorithm << std::right << std::setw(12) << fixed(1e6 * t, 1);
+      if (fallback) {
+        const double d = fallback->seconds(b, p);
+        std::cout << std::setw(14) << fixed(1e6 * d, 1) << std::setw(9) << fixed(100 * (d / t - 1), 1);
+      }
+      std::cout << (p > max_rank ? "  (extrapolated)" : "") << "\n";
+    }
+  }
+
+  if (!o.output.empty()) {
+    nlohmann::json profile = read_json(base.path);
+    profile["communication"] = communication_section(chosen);
+    std::string sources;
+    for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
+    profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
+    std::ofstream out(o.output);
+    if (!out) throw InputError(o.output + ": cannot write the profile");
+    out << profile.dump(2) << "\n";
+    std::cout << "\nwrote " << o.output << " (" << chosen.size() << " fitted models)\n";
+  }
+  if (!o.plots.empty()) {
+    std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
+    points.close();
+    const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_fit.py";
+    const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/fit_points.csv' >/dev/null 2>&1";
+    std::cout << (std::system(cmd.c_str()) == 0 ? "plots in " + o.plots + "\n" : "plots not made (matplotlib missing?); data in " + o.plots + "/fit_points.csv\n");
+  }
+}
+
+struct CommOptions {
+  std::string hardware = "cpu";
+  std::string collective = "allreduce";
+  double bytes = 0;
+  int procs = 0;
+  std::string algorithm = "best";
+  bool json = false;
+};
+
+void run_comm(const CommOptions& o) {
+  if (!(o.bytes > 0)) throw InputError("--bytes must be positive");
+  if (o.procs < 1) throw InputError("--procs must be positive");
+  if (o.collective != "allreduce") throw InputError("--collective: only allreduce has models in this version");
+  const HardwareProfile hw = find_hardware_profile(o.hardware);
+  nlohmann::json out = {{"collective", o.collective}, {"bytes", o.bytes}, {"procs", o.procs}};
+  const bool fitted = !hw.communication.empty();
+  if (fitted) {
+    const FittedCommModel* m = nullptr;
+    if (o.algorithm == "best") {
+      for (const FittedCommModel& c : hw.communication)
+        if (c.collective == o.collective && c.algorithm != "default" && c.algorithm.rfind("mpi:", 0) != 0 &&
+            (!m || c.seconds(o.bytes, o.procs) < m->seconds(o.bytes, o.procs)))
+          m = &c;
+    } else {
+      m = find_comm_model(hw, o.collective, o.algorithm);
+    }
+    if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
+    const CommPrediction p = m->predict(o.bytes, o.procs);
+    out.update({{"algorithm", m->algorithm}, {"model", comm_model_name(m->kind)}, {"seconds", p.seconds}, {"low", p.low}, {"high", p.high}, {"calibrated", true}});
+  } else {
+    if (o.algorithm == "default") throw InputError("'default' is the library's measured choice: fit the profile first (dnnperf fit)");
+    CommGroup g;
+    g.ranks = o.procs;
+    g.ranks_per_node = std::min(o.procs, hw.node.devices);
+    g.intra = {hw.node.intra.latency_s, 1.0 / hw.node.intra.bandwidth};
+    g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.inter.bandwidth};
+    g.nics_per_node = hw.cluster.nics_per_node;
+    g.gamma = 3.0 / hw.device.memory_bandwidth;
+    std::pair<AllReduceAlgorithm, double> r;
+    if (o.algorithm == "best") r = best_allreduce(o.bytes, g);
+    else {
+      const auto a = parse_allreduce(o.algorithm);
+      if (!a) throw InputError("--algorithm: unknown '" + o.algorithm + "'");
+      r = {*a, allreduce_seconds(*a, o.bytes, g)};
+    }
+    out.update({{"algorithm", allreduce_name(r.first)}, {"model", "datasheet alpha-beta-gamma"}, {"seconds", r.second}, {"low", r.second}, {"high", r.second}, {"calibrated", false}});
+  }
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << o.collective << " of " << static_cast<long long>(o.bytes) << " bytes over " << o.procs << " processes on " << hw.name
+            << ": " << fixed(out["seconds"].get<double>() * 1e6, 2) << " us";
+  if (fitted) std::cout << " (95% interval " << fixed(out["low"].get<double>() * 1e6, 2) << " - " << fixed(out["high"].get<double>() * 1e6, 2) << " us)";
+  std::cout << ", " << out["algorithm"].get<std::string>() << ", " << out["model"].get<std::string>() << (fitted ? "" : " (uncalibrated)") << "\n";
+}
+
+}  // namespace
+
+void add_fit_command(CLI::App& app) {
+  auto o = std::make_shared<FitOptions>();
+  CLI::App* c = app.add_subcommand("fit", "Fit communication models to measurements; write a calibrated profile and error tables");
+  c->add_option("measurements", o->files, "measurement files (JSON Lines from dnnperf bench)")->required();
+  c->add_option("--hardware", o->hardware, "base profile to calibrate (name or path)")->capture_default_str();
+  c->add_option("-o,--output", o->output, "calibrated profile to write");
+  c->add_option("--collective", o->collective, "collective to fit")->capture_default_str();
+  c->add_option("--models", o->models, "models to fit and compare")->capture_default_str();
+  c->add_option("--report", o->plots, "folder for the report: fit_report.json, fit_points.csv and plots");
+  c->callback([o] { run_fit(*o); });
+}
+
+void add_comm_command(CLI::App& app) {
+  auto o = std::make_shared<CommOptions>();
+  CLI::App* c = app.add_subcommand("comm", "Predict one collective's time with a (fitted) profile");
+  c->add_option("--hardware", o->hardware, "profile: name or path (a fitted one for intervals and 'default')")->capture_default_str();
+  c->add_option("--collective", o->collective, "collective")->capture_default_str();
+  c->add_option("--bytes", o->bytes, "message size in bytes")->required();
+  c->add_option("--procs", o->procs, "number of processes")->required();
+  c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, default or best")->capture_default_str();
+  c->add_flag("--json", o->json, "print one JSON object");
+  c->callback([o] { run_comm(*o); });
+}
+
+}  // namespace dnnperf::cli

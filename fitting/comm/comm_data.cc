@@ -1,0 +1,64 @@
+#include "fitting/comm/comm_data.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "microbench/records/measurement.h"
+#include "predictor/common/error.h"
+
+namespace dnnperf::fitting {
+
+CommData load_comm_data(const std::vector<std::string>& files, const std::string& collective) {
+  CommData data;
+  std::set<std::string> hosts;
+  std::map<std::tuple<std::string, double, int>, std::string> seen;
+  for (const std::string& file : files) {
+    const auto records = bench::read_records(file);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const bench::Record& r = records[i];
+      if (r.op != collective) continue;
+      const std::string where = file + " record " + std::to_string(i + 1);
+      if (r.status != "ok" || !r.timing) {
+        data.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
+        continue;
+      }
+      const double t = r.timing->median;
+      if (!std::isfinite(t) || t <= 0) {
+        data.excluded.push_back({where, "time is not a positive number"});
+        continue;
+      }
+      if (!r.params.contains("bytes") || !r.layout.contains("ranks")) {
+        data.excluded.push_back({where, "no bytes or ranks"});
+        continue;
+      }
+      CommSample s;
+      s.algorithm = r.algorithm == "mpi:default" ? "default" : r.algorithm.rfind("dnnperf:", 0) == 0 ? r.algorithm.substr(8) : r.algorithm;
+      s.bytes = r.params["bytes"].get<double>();
+      s.ranks = r.layout["ranks"].get<int>();
+      s.seconds = t;
+      if (s.ranks < 2) {
+        data.excluded.push_back({where, "one rank: nothing is communicated"});
+        continue;
+      }
+      const auto key = std::make_tuple(s.algorithm, s.bytes, s.ranks);
+      if (const auto it = seen.find(key); it != seen.end()) {
+        data.excluded.push_back({where, "duplicate of " + it->second});
+        continue;
+      }
+      seen[key] = where;
+      hosts.insert(r.host);
+      data.samples.push_back(s);
+    }
+  }
+  if (hosts.size() > 1) {
+    std::string list;
+    for (const auto& h : hosts) list += (list.empty() ? "" : ", ") + h;
+    throw InputError("the measurements come from several systems (" + list + "); fit one system at a time");
+  }
+  if (!hosts.empty()) data.host = *hosts.begin();
+  return data;
+}
+
+}  // namespace dnnperf::fitting

@@ -1,0 +1,226 @@
+#include "fitting/comm/comm_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+
+#include <ceres/ceres.h>
+
+namespace dnnperf::fitting {
+namespace {
+
+struct LogResidual {
+  const FittedCommModel* model;
+  double bytes;
+  int ranks;
+  double log_measured;
+
+  template <typename T>
+  bool operator()(T const* const* p, T* residual) const {
+    const T t = model->seconds_with(p[0], bytes, ranks);
+    if (!(t > T(0))) return false;
+    residual[0] = log(t) - T(log_measured);
+    return true;
+  }
+};
+
+/// Rough starting values from the smallest and largest messages.
+std::vector<double> initial(CommModelKind kind, const std::vector<CommSample>& s) {
+  const auto small = *std::min_element(s.begin(), s.end(), [](auto& a, auto& b) { return a.bytes < b.bytes; });
+  const auto large = *std::max_element(s.begin(), s.end(), [](auto& a, auto& b) { return a.bytes < b.bytes; });
+  const double alpha = std::max(small.seconds / 4, 1e-8);
+  const double beta = std::max(large.seconds / (4 * large.bytes), 1e-13);
+  switch (kind) {
+    case CommModelKind::hockney: return {alpha, beta, beta / 2};
+    case CommModelKind::loggp: return {alpha, alpha / 2, beta, beta / 2};
+    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, 0.2};
+  }
+  return {};
+}
+
+struct Solved {
+  std::vector<double> params;
+  double cost = std::numeric_limits<double>::infinity();
+  bool converged = false;
+  std::string message;
+  std::vector<double> covariance;
+};
+
+Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_covariance) {
+  Solved out;
+  std::vector<double> p = initial(m.kind, s);
+  ceres::Problem problem;
+  for (const CommSample& x : s) {
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 8>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
+    cost->AddParameterBlock(static_cast<int>(p.size()));
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), p.data());
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) problem.SetParameterLowerBound(p.data(), static_cast<int>(i), 0.0);
+  problem.SetParameterLowerBound(p.data(), 0, 1e-9);  // a latency: the model stays positive
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.max_num_iterations = 200;
+  options.logging_type = ceres::SILENT;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &problem, &summary);
+  out.params = p;
+  out.cost = summary.final_cost;
+  out.converged = summary.IsSolutionUsable() && summary.termination_type == ceres::CONVERGENCE;
+  out.message = summary.message;
+  if (with_covariance && out.converged) {
+    ceres::Covariance::Options co;
+    co.algorithm_type = ceres::DENSE_SVD;
+    co.null_space_rank = -1;  // tolerate parameters the data cannot pin down
+    ceres::Covariance covariance(co);
+    const std::vector<std::pair<const double*, const double*>> blocks = {{p.data(), p.data()}};
+    if (covariance.Compute(blocks, &problem)) {
+      out.covariance.assign(p.size() * p.size(), 0.0);
+      covariance.GetCovarianceBlock(p.data(), p.data(), out.covariance.data());
+    }
+  }
+  return out;
+}
+
+double residual_sigma(const FittedCommModel& m, const std::vector<CommSample>& s) {
+  double sum = 0;
+  for (const CommSample& x : s) {
+    const double r = std::log(m.seconds(x.bytes, x.ranks) / x.seconds);
+    sum += r * r;
+  }
+  return std::sqrt(sum / std::max<std::size_t>(1, s.size() - std::min(s.size() - 1, m.params.size())));
+}
+
+ErrorStats stats(std::vector<double> ape, int inside) {
+  ErrorStats e;
+  e.count = static_cast<int>(ape.size());
+  if (ape.empty()) return e;
+  std::sort(ape.begin(), ape.end());
+  double sum = 0;
+  for (double a : ape) sum += a;
+  e.mape = sum / ape.size();
+  e.median = ape[ape.size() / 2];
+  e.p90 = ape[std::min(ape.size() - 1, static_cast<std::size_t>(0.9 * ape.size()))];
+  e.coverage = static_cast<double>(inside) / ape.size();
+  return e;
+}
+
+}  // namespace
+
+std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm) {
+  std::vector<CommSample> out;
+  for (const CommSample& s : samples)
+    if (s.algorithm == algorithm) out.push_back(s);
+  return out;
+}
+
+FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s) {
+  FitOutcome f;
+  f.points = static_cast<int>(s.size());
+  f.model.kind = kind;
+  f.model.algorithm = algorithm;
+  const std::size_t parameters = comm_model_parameters(kind).size();
+  if (s.size() < parameters + 2) {
+    f.message = std::to_string(s.size()) + " points for " + std::to_string(parameters) + " parameters: not fitted";
+    return f;
+  }
+  FittedCommModel& m = f.model;
+  m.eager_limit = m.cache_bytes = std::numeric_limits<double>::infinity();
+  int max_ranks = 0;
+  std::set<double> sizes;
+  for (const CommSample& x : s) {
+    max_ranks = std::max(max_ranks, x.ranks);
+    sizes.insert(x.bytes);
+  }
+  m.oversubscribed_from = max_ranks;
+  Solved best;
+  if (kind == CommModelKind::dnnperf) {
+    // Coordinate search over the discrete choices; Ceres fits the rest at each.
+    // Candidate thresholds: between consecutive measured sizes (as step sizes vary with the
+    // algorithm, any measured size may sit just below a switch), and none.
+    std::vector<double> thresholds(sizes.begin(), sizes.end());
+    thresholds.push_back(std::numeric_limits<double>::infinity());
+    const auto try_fit = [&] {
+      Solved r = solve(m, s, false);
+      if (r.cost < best.cost) best = r;
+      return r.cost;
+    };
+    for (int round = 0; round < 2; ++round) {
+      double chosen = m.oversubscribed_from, lowest = std::numeric_limits<double>::infinity();
+      for (int from = 1; from <= max_ranks; ++from) {
+        m.oversubscribed_from = from;
+        if (const double c = try_fit(); c < lowest) lowest = c, chosen = from;
+      }
+      m.oversubscribed_from = chosen;
+      for (double* knob : {&m.eager_limit, &m.cache_bytes}) {
+        double pick = *knob;
+        lowest = std::numeric_limits<double>::infinity();
+        for (double t : thresholds) {
+          *knob = t;
+          if (const double c = try_fit(); c < lowest) lowest = c, pick = t;
+        }
+        *knob = pick;
+      }
+    }
+  }
+  best = solve(m, s, true);
+  m.params = best.params;
+  m.covariance = best.covariance;
+  m.residual_sigma = residual_sigma(m, s);
+  f.converged = best.converged;
+  f.message = best.converged ? "converged" : "did not converge: " + best.message;
+  return f;
+}
+
+CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s) {
+  CrossValidation cv;
+  std::vector<double> sizes;
+  std::set<int> ranks;
+  for (const CommSample& x : s) {
+    sizes.push_back(x.bytes);
+    ranks.insert(x.ranks);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  const auto evaluate = [&](const std::function<bool(const CommSample&)>& held_out) {
+    std::vector<CommSample> train, test;
+    for (const CommSample& x : s) (held_out(x) ? test : train).push_back(x);
+    std::vector<double> ape;
+    int inside = 0;
+    if (test.empty()) return std::pair{ape, inside};
+    const FitOutcome f = fit_comm_model(kind, algorithm, train);
+    if (!f.converged) return std::pair{ape, inside};
+    for (const CommSample& x : test) {
+      const CommPrediction p = f.model.predict(x.bytes, x.ranks);
+      ape.push_back(100 * std::abs(p.seconds - x.seconds) / x.seconds);
+      inside += x.seconds >= p.low && x.seconds <= p.high;
+    }
+    return std::pair{ape, inside};
+  };
+  std::vector<double> all;
+  int inside = 0;
+  for (std::size_t fold = 0; fold < 4; ++fold) {
+    auto [ape, in] = evaluate([&](const CommSample& x) {
+      const auto index = static_cast<std::size_t>(std::lower_bound(sizes.begin(), sizes.end(), x.bytes) - sizes.begin());
+      return index % 4 == fold;
+    });
+    all.insert(all.end(), ape.begin(), ape.end());
+    inside += in;
+  }
+  cv.held_out_sizes = stats(all, inside);
+  if (ranks.size() > 1) {
+    all.clear();
+    inside = 0;
+    for (int p : ranks) {
+      auto [ape, in] = evaluate([p](const CommSample& x) { return x.ranks == p; });
+      all.insert(all.end(), ape.begin(), ape.end());
+      inside += in;
+    }
+    cv.held_out_ranks = stats(all, inside);
+  }
+  return cv;
+}
+
+}  // namespace dnnperf::fitting

@@ -1,0 +1,50 @@
+#pragma once
+// Fitting communication models with Ceres Solver, and judging them honestly.
+//
+// A fit minimises the robust (Huber) sum of squared log errors log(model / measured) — relative
+// error, so small and large messages count alike — with every parameter bounded below by zero.
+// dnnperf's model also chooses its protocol threshold, cache size and oversubscription point from
+// the data (coordinate search over the measured sizes and rank counts). Parameter covariance and
+// the residual spread give 95% prediction intervals.
+//
+// Evaluation never scores a model on data it was fitted to: sizes are held out in folds (every
+// fourth size), and each rank count in turn.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fitting/comm/comm_data.h"
+#include "models/comm/fitted_comm_model.h"
+
+namespace dnnperf::fitting {
+
+struct FitOutcome {
+  FittedCommModel model;
+  bool converged = false;
+  std::string message;  // Ceres' termination message, or why the fit was not done
+  int points = 0;
+};
+
+/// Fits `kind` for one algorithm to its samples. Fewer points than parameters: not converged,
+/// with the reason.
+FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
+
+struct ErrorStats {
+  int count = 0;
+  double mape = 0;       // mean absolute percentage error
+  double median = 0;     // median absolute percentage error
+  double p90 = 0;
+  double coverage = 0;   // fraction of measured values inside the 95% interval
+};
+
+struct CrossValidation {
+  ErrorStats held_out_sizes;
+  ErrorStats held_out_ranks;  // count 0 when only one rank count was measured
+};
+
+CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
+
+/// Samples of one algorithm.
+std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm);
+
+}  // namespace dnnperf::fitting

@@ -1,0 +1,22 @@
+#pragma once
+// The steps an AllReduce algorithm takes on p ranks for an n-byte vector: how many messages of
+// which size each rank sends one after another, and how many bytes it reduces with each. Every
+// communication model (Hockney, LogGP, dnnperf's own) prices the same steps; they differ in the
+// price of one step.
+#include <string_view>
+#include <vector>
+
+namespace dnnperf {
+
+struct CommStep {
+  int count = 0;         // consecutive steps of this shape
+  double bytes = 0;      // message size of each
+  double reduced = 0;    // bytes reduced after each
+};
+
+/// Steps of `algorithm` ("ring", "recursive_doubling", "rabenseifner", "binomial_tree",
+/// "hierarchical" on one node, or "default": the library's choice, modelled as recursive doubling
+/// for lack of knowing it) on `ranks` ranks.
+std::vector<CommStep> allreduce_steps(std::string_view algorithm, double bytes, int ranks);
+
+}  // namespace dnnperf

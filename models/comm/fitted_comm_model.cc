@@ -1,0 +1,62 @@
+#include "models/comm/fitted_comm_model.h"
+
+#include <cmath>
+
+namespace dnnperf {
+
+std::string_view comm_model_name(CommModelKind kind) {
+  switch (kind) {
+    case CommModelKind::hockney: return "hockney";
+    case CommModelKind::loggp: return "loggp";
+    case CommModelKind::dnnperf: return "dnnperf";
+  }
+  return "?";
+}
+
+std::optional<CommModelKind> parse_comm_model(std::string_view name) {
+  for (CommModelKind k : {CommModelKind::hockney, CommModelKind::loggp, CommModelKind::dnnperf})
+    if (comm_model_name(k) == name) return k;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& comm_model_parameters(CommModelKind kind) {
+  static const std::vector<std::string> hockney = {"alpha_s", "beta_s_per_byte", "gamma_s_per_byte"};
+  static const std::vector<std::string> loggp = {"latency_s", "gap_s", "G_s_per_byte", "gamma_s_per_byte"};
+  static const std::vector<std::string> dnnperf = {"alpha_eager_s", "beta_eager_s_per_byte", "alpha_rendezvous_s",
+                                                   "beta_rendezvous_s_per_byte", "beta_out_of_cache_s_per_byte",
+                                                   "gamma_s_per_byte", "oversubscription_per_rank"};
+  switch (kind) {
+    case CommModelKind::hockney: return hockney;
+    case CommModelKind::loggp: return loggp;
+    case CommModelKind::dnnperf: return dnnperf;
+  }
+  return hockney;
+}
+
+CommPrediction FittedCommModel::predict(double bytes, int ranks) const {
+  CommPrediction r;
+  r.seconds = seconds(bytes, ranks);
+  // Delta method in log space: var(log t) = g' S g + sigma^2, g the gradient of log t.
+  double variance = residual_sigma * residual_sigma;
+  const std::size_t n = params.size();
+  if (covariance.size() == n * n && r.seconds > 0) {
+    std::vector<double> g(n), q = params;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double h = std::max(std::abs(params[i]) * 1e-4, 1e-18);
+      q[i] = params[i] + h;
+      const double up = seconds_with(q.data(), bytes, ranks);
+      q[i] = std::max(0.0, params[i] - h);
+      const double down = seconds_with(q.data(), bytes, ranks);
+      q[i] = params[i];
+      g[i] = (std::log(std::max(up, 1e-30)) - std::log(std::max(down, 1e-30))) / (params[i] + h - std::max(0.0, params[i] - h));
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) variance += g[i] * covariance[i * n + j] * g[j];
+  }
+  const double spread = 1.96 * std::sqrt(std::max(variance, 0.0));
+  r.low = r.seconds * std::exp(-spread);
+  r.high = r.seconds * std::exp(spread);
+  return r;
+}
+
+}  // namespace dnnperf

@@ -1,0 +1,84 @@
+#pragma once
+// Communication models fitted to measurements (fitting/comm/ fits them), one per collective and
+// algorithm, all pricing the algorithm's steps (comm_steps.h):
+//
+//   hockney  step = alpha + k beta + r gamma                       (Hockney 1994, with reduction)
+//   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
+//   dnnperf  step = [k <= E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + r gamma,
+//            times (1 + w max(0, p - P))
+//
+// k: message bytes, r: bytes reduced, p: ranks. dnnperf's model adds what the classics miss on
+// real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth),
+// messages that outgrow the cache C (copies slow down), and ranks beyond P sharing cores or links
+// (oversubscription, contention) — E, C and P chosen from the data, the rest fitted.
+//
+// Parameters were fitted in log space (relative error); their covariance and the residual spread
+// give prediction intervals.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/comm/comm_steps.h"
+
+namespace dnnperf {
+
+enum class CommModelKind { hockney, loggp, dnnperf };
+std::string_view comm_model_name(CommModelKind kind);
+std::optional<CommModelKind> parse_comm_model(std::string_view name);
+/// Names of the fitted parameters of a kind, in order.
+const std::vector<std::string>& comm_model_parameters(CommModelKind kind);
+
+struct CommPrediction {
+  double seconds = 0;
+  double low = 0;   // 95% prediction interval
+  double high = 0;
+};
+
+struct FittedCommModel {
+  CommModelKind kind = CommModelKind::hockney;
+  std::string collective = "allreduce";
+  std::string algorithm;           // ring, ..., or default (the library's own choice)
+  std::vector<double> params;      // comm_model_parameters(kind)
+  double eager_limit = 0;          // dnnperf: E (bytes)
+  double cache_bytes = 0;          // dnnperf: C (bytes)
+  double oversubscribed_from = 0;  // dnnperf: P (ranks)
+  std::vector<double> covariance;  // of params, row-major; empty if unknown
+  double residual_sigma = 0;       // standard deviation of log(measured / fitted)
+
+  /// Seconds for `bytes` over `ranks`, with its interval.
+  CommPrediction predict(double bytes, int ranks) const;
+  double seconds(double bytes, int ranks) const { return seconds_with(params.data(), bytes, ranks); }
+
+  /// The model with explicit parameters (templated for automatic differentiation).
+  template <typename T>
+  T seconds_with(const T* p, double bytes, int ranks) const;
+};
+
+template <typename T>
+T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
+  T total = T(0);
+  for (const CommStep& s : allreduce_steps(algorithm, bytes, ranks)) {
+    T step = T(0);
+    switch (kind) {
+      case CommModelKind::hockney:
+        step = p[0] + s.bytes * p[1] + s.reduced * p[2];
+        break;
+      case CommModelKind::loggp: {
+        const T transfer = s.bytes * p[2];
+        step = p[0] + (p[1] > transfer ? p[1] : transfer) + s.reduced * p[3];
+        break;
+      }
+      case CommModelKind::dnnperf:
+        step = (s.bytes <= eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
+               (s.bytes > cache_bytes ? (s.bytes - cache_bytes) * p[4] : T(0)) + s.reduced * p[5];
+        break;
+    }
+    total += static_cast<double>(s.count) * step;
+  }
+  if (kind == CommModelKind::dnnperf && ranks > oversubscribed_from)
+    total *= T(1.0) + p[6] * (ranks - oversubscribed_from);
+  return total;
+}
+
+}  // namespace dnnperf

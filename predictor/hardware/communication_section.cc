@@ -1,0 +1,80 @@
+#include "predictor/hardware/communication_section.h"
+
+#include <cmath>
+#include <limits>
+
+#include "predictor/common/error.h"
+#include "predictor/common/json_reader.h"
+
+namespace dnnperf {
+namespace {
+
+// JSON has no infinity: "no threshold" is written as null.
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+double read_threshold(JsonObjectReader& r, const std::string& key) {
+  if (!r.has(key)) r.fail(key, "is required");
+  const nlohmann::json& v = r.at(key);
+  if (v.is_null()) return std::numeric_limits<double>::infinity();
+  if (!v.is_number() || v.get<double>() < 0) r.fail(key, "must be a non-negative number or null");
+  return v.get<double>();
+}
+
+}  // namespace
+
+nlohmann::json communication_section(const std::vector<FittedCommModel>& models) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const FittedCommModel& m : models) {
+    nlohmann::json params = nlohmann::json::object();
+    const auto& names = comm_model_parameters(m.kind);
+    for (std::size_t i = 0; i < names.size() && i < m.params.size(); ++i) params[names[i]] = m.params[i];
+    nlohmann::json j = {{"collective", m.collective}, {"algorithm", m.algorithm}, {"model", comm_model_name(m.kind)},
+                        {"parameters", params}, {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}};
+    if (m.kind == CommModelKind::dnnperf) {
+      j["eager_limit_bytes"] = finite_or_null(m.eager_limit);
+      j["cache_bytes"] = finite_or_null(m.cache_bytes);
+      j["oversubscribed_from_ranks"] = m.oversubscribed_from;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::vector<FittedCommModel> read_communication_section(const nlohmann::json& section, const std::string& where) {
+  if (!section.is_array()) throw InputError(where + " must be a list of fitted models");
+  std::vector<FittedCommModel> out;
+  for (std::size_t i = 0; i < section.size(); ++i) {
+    JsonObjectReader r(section[i], where + "[" + std::to_string(i) + "]");
+    FittedCommModel m;
+    m.collective = r.text("collective");
+    m.algorithm = r.text("algorithm");
+    const std::string kind = r.text("model");
+    const auto parsed = parse_comm_model(kind);
+    if (!parsed) r.fail("model", "must be hockney, loggp or dnnperf, is \"" + kind + "\"");
+    m.kind = *parsed;
+    JsonObjectReader params(r.at("parameters"), r.where() + ": parameters");
+    for (const std::string& name : comm_model_parameters(m.kind)) {
+      const double v = params.real(name, std::nullopt);
+      if (!(v >= 0) || !std::isfinite(v)) params.fail(name, "must be a non-negative number");
+      m.params.push_back(v);
+    }
+    params.check_unknown();
+    for (const auto& c : r.at("covariance")) {
+      if (!c.is_number()) r.fail("covariance", "must hold numbers");
+      m.covariance.push_back(c.get<double>());
+    }
+    if (!m.covariance.empty() && m.covariance.size() != m.params.size() * m.params.size())
+      r.fail("covariance", "must have " + std::to_string(m.params.size() * m.params.size()) + " entries");
+    m.residual_sigma = r.real("residual_sigma", 0.0);
+    if (m.kind == CommModelKind::dnnperf) {
+      m.eager_limit = read_threshold(r, "eager_limit_bytes");
+      m.cache_bytes = read_threshold(r, "cache_bytes");
+      m.oversubscribed_from = r.real("oversubscribed_from_ranks", std::nullopt);
+    }
+    r.check_unknown();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace dnnperf

@@ -1,0 +1,21 @@
+#pragma once
+// The "communication" section of a hardware profile: fitted communication models as JSON.
+//
+//   "communication": [{"collective": "allreduce", "algorithm": "ring", "model": "dnnperf",
+//                      "parameters": {"alpha_eager_s": 2.1e-6, ...}, "eager_limit_bytes": 65536,
+//                      "cache_bytes": 4194304, "oversubscribed_from_ranks": 2,
+//                      "covariance": [...], "residual_sigma": 0.04}, ...]
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/comm/fitted_comm_model.h"
+
+namespace dnnperf {
+
+nlohmann::json communication_section(const std::vector<FittedCommModel>& models);
+/// Throws InputError naming `where` and the field for a malformed section.
+std::vector<FittedCommModel> read_communication_section(const nlohmann::json& section, const std::string& where);
+
+}  // namespace dnnperf

@@ -1,0 +1,124 @@
+// Fitting on synthetic measurements from known models: the fit must recover what generated them,
+// report honest held-out errors, and refuse bad data.
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "fitting/comm/comm_fit.h"
+#include "microbench/records/record_writer.h"
+#include "predictor/common/error.h"
+
+using namespace dnnperf;
+using namespace dnnperf::fitting;
+
+namespace {
+
+std::vector<CommSample> synthetic(const FittedCommModel& truth, double noise, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n(0.0, noise);
+  std::vector<CommSample> s;
+  for (int p : {2, 3, 4, 6, 8})
+    for (double b = 4; b <= 16e6; b *= 2) s.push_back({truth.algorithm, b, p, truth.seconds(b, p) * std::exp(n(rng))});
+  return s;
+}
+
+FittedCommModel hockney_truth() {
+  FittedCommModel m;
+  m.kind = CommModelKind::hockney;
+  m.algorithm = "ring";
+  m.params = {3e-6, 1.0 / 8e9, 1.0 / 20e9};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("A Hockney fit recovers the parameters that generated the data", "[fitting]") {
+  const FittedCommModel truth = hockney_truth();
+  const FitOutcome f = fit_comm_model(CommModelKind::hockney, "ring", synthetic(truth, 0.02, 1));
+  REQUIRE(f.converged);
+  CHECK(f.model.params[0] == Approx(truth.params[0]).epsilon(0.05));
+  // A ring moves 2(p-1)/p n bytes and reduces (p-1)/p n: only 2 beta + gamma is identifiable.
+  CHECK(2 * f.model.params[1] + f.model.params[2] == Approx(2 * truth.params[1] + truth.params[2]).epsilon(0.03));
+  CHECK(f.model.residual_sigma == Approx(0.02).epsilon(0.3));
+  CHECK(f.model.covariance.size() == 9);
+}
+
+TEST_CASE("Held-out errors track the noise, and 95% intervals cover about 95%", "[fitting]") {
+  const FittedCommModel truth = hockney_truth();
+  const auto data = synthetic(truth, 0.03, 2);
+  const CrossValidation cv = cross_validate(CommModelKind::hockney, "ring", data);
+  CHECK(cv.held_out_sizes.count == static_cast<int>(data.size()));
+  CHECK(cv.held_out_sizes.mape < 4.0);   // noise of 3% in log space: about 2.4% mean error
+  CHECK(cv.held_out_sizes.coverage > 0.85);
+  CHECK(cv.held_out_ranks.count == static_cast<int>(data.size()));
+  CHECK(cv.held_out_ranks.mape < 5.0);
+}
+
+TEST_CASE("dnnperf's model finds a protocol switch the classic models cannot express", "[fitting]") {
+  FittedCommModel truth;
+  truth.kind = CommModelKind::dnnperf;
+  truth.algorithm = "recursive_doubling";
+  truth.params = {1e-6, 1.0 / 10e9, 8e-6, 1.0 / 6e9, 0.0, 1.0 / 30e9, 0.0};
+  truth.eager_limit = 65536;
+  truth.cache_bytes = std::numeric_limits<double>::infinity();
+  truth.oversubscribed_from = 8;
+  const auto data = synthetic(truth, 0.01, 3);
+  const CrossValidation ours = cross_validate(CommModelKind::dnnperf, "recursive_doubling", data);
+  const CrossValidation classic = cross_validate(CommModelKind::hockney, "recursive_doubling", data);
+  CHECK(ours.held_out_sizes.mape < 3.0);
+  CHECK(ours.held_out_sizes.mape < classic.held_out_sizes.mape / 2);
+}
+
+TEST_CASE("Too few points are reported, not fitted", "[fitting][errors]") {
+  std::vector<CommSample> few = {{"ring", 4, 2, 1e-6}, {"ring", 8, 2, 1.1e-6}, {"ring", 16, 2, 1.2e-6}};
+  const FitOutcome f = fit_comm_model(CommModelKind::dnnperf, "ring", few);
+  CHECK_FALSE(f.converged);
+  CHECK_THAT(f.message, Catch::Contains("3 points for 7 parameters"));
+}
+
+TEST_CASE("Bad records are excluded with their reason, and systems are not mixed", "[fitting][errors]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_fit_bad.jsonl").string();
+  std::filesystem::remove(path);
+  {
+    bench::RecordWriter w(path, false, bench::run_context({}));
+    bench::Record r;
+    r.op = "allreduce";
+    r.dtype = "f32";
+    r.algorithm = "dnnperf:ring";
+    r.layout = {{"ranks", 2}, {"nodes", 1}, {"ranks_per_node", 2}};
+    r.library = "MPI";
+    r.library_version = "x";
+    r.host = "a";
+    r.date = bench::utc_now();
+    r.params = {{"bytes", 1024}};
+    r.timing = bench::summarize({1e-5});
+    w.write(r);
+    w.write(r);  // a duplicate
+    r.params = {{"bytes", 2048}};
+    r.status = "skipped";
+    r.reason = "does not fit";
+    r.timing.reset();
+    w.write(r);
+  }
+  const CommData d = load_comm_data({path}, "allreduce");
+  CHECK(d.samples.size() == 1);
+  REQUIRE(d.excluded.size() == 2);
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("duplicate"));
+  CHECK_THAT(d.excluded[1].reason, Catch::Contains("skipped: does not fit"));
+  // The same measurement from another host: one fit must not mix systems.
+  const std::string other = (std::filesystem::temp_directory_path() / "dnnperf_fit_other.jsonl").string();
+  std::filesystem::remove(other);
+  {
+    bench::RecordWriter w(other, false, bench::run_context({}));
+    bench::Record r = bench::read_records(path)[0];
+    r.host = "b";
+    r.params = {{"bytes", 4096}};
+    w.write(r);
+  }
+  CHECK_THROWS_WITH(load_comm_data({path, other}, "allreduce"), Catch::Contains("several systems (a, b)"));
+  std::filesystem::remove(path);
+  std::filesystem::remove(other);
+}
