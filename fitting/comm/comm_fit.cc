@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <iterator>
 #include <set>
 
 #include <ceres/ceres.h>
@@ -35,7 +36,7 @@ std::vector<double> initial(CommModelKind kind, const std::vector<CommSample>& s
   switch (kind) {
     case CommModelKind::hockney: return {alpha, beta, beta / 2};
     case CommModelKind::loggp: return {alpha, alpha / 2, beta, beta / 2};
-    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, 0.2};
+    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2};
   }
   return {};
 }
@@ -138,9 +139,10 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
   Solved best;
   if (kind == CommModelKind::dnnperf) {
     // Coordinate search over the discrete choices; Ceres fits the rest at each.
-    // Candidate thresholds: between consecutive measured sizes (as step sizes vary with the
-    // algorithm, any measured size may sit just below a switch), and none.
-    std::vector<double> thresholds(sizes.begin(), sizes.end());
+    // Candidate thresholds: halfway (geometrically) between consecutive measured sizes, where
+    // the data cannot tell where in the gap a switch lies; and none.
+    std::vector<double> thresholds;
+    for (auto it = sizes.begin(); std::next(it) != sizes.end(); ++it) thresholds.push_back(std::sqrt(*it * *std::next(it)));
     thresholds.push_back(std::numeric_limits<double>::infinity());
     const auto try_fit = [&] {
       Solved r = solve(m, s, false);

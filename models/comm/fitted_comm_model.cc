@@ -24,7 +24,8 @@ const std::vector<std::string>& comm_model_parameters(CommModelKind kind) {
   static const std::vector<std::string> loggp = {"latency_s", "gap_s", "G_s_per_byte", "gamma_s_per_byte"};
   static const std::vector<std::string> dnnperf = {"alpha_eager_s", "beta_eager_s_per_byte", "alpha_rendezvous_s",
                                                    "beta_rendezvous_s_per_byte", "beta_out_of_cache_s_per_byte",
-                                                   "gamma_s_per_byte", "oversubscription_per_rank"};
+                                                   "gamma_s_per_byte", "oversubscribed_latency_s_per_rank",
+                                                   "oversubscribed_slowdown_per_rank"};
   switch (kind) {
     case CommModelKind::hockney: return hockney;
     case CommModelKind::loggp: return loggp;

@@ -4,13 +4,14 @@
 //
 //   hockney  step = alpha + k beta + r gamma                       (Hockney 1994, with reduction)
 //   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
-//   dnnperf  step = [k <= E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + r gamma,
-//            times (1 + w max(0, p - P))
+//   dnnperf  step = ([k <= E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + r gamma) (1 + x w_b)
+//                   + x w_a,   x = max(0, p - P)
 //
 // k: message bytes, r: bytes reduced, p: ranks. dnnperf's model adds what the classics miss on
 // real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth),
 // messages that outgrow the cache C (copies slow down), and ranks beyond P sharing cores or links
-// (oversubscription, contention) — E, C and P chosen from the data, the rest fitted.
+// (oversubscription, contention): each step then waits for a peer to be scheduled (w_a per extra
+// rank) and copies at a shared rate (w_b) — E, C and P chosen from the data, the rest fitted.
 //
 // Parameters were fitted in log space (relative error); their covariance and the residual spread
 // give prediction intervals.
@@ -69,15 +70,17 @@ T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
         step = p[0] + (p[1] > transfer ? p[1] : transfer) + s.reduced * p[3];
         break;
       }
-      case CommModelKind::dnnperf:
-        step = (s.bytes <= eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
-               (s.bytes > cache_bytes ? (s.bytes - cache_bytes) * p[4] : T(0)) + s.reduced * p[5];
+      case CommModelKind::dnnperf: {
+        const double excess = ranks > oversubscribed_from ? ranks - oversubscribed_from : 0.0;
+        step = ((s.bytes <= eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
+                (s.bytes > cache_bytes ? (s.bytes - cache_bytes) * p[4] : T(0)) + s.reduced * p[5]) *
+                   (T(1.0) + excess * p[7]) +
+               excess * p[6];
         break;
+      }
     }
     total += static_cast<double>(s.count) * step;
   }
-  if (kind == CommModelKind::dnnperf && ranks > oversubscribed_from)
-    total *= T(1.0) + p[6] * (ranks - oversubscribed_from);
   return total;
 }
 

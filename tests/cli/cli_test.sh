@@ -64,6 +64,25 @@ check bench_cpu 1 'measures GPU kernels' -- "$bin" bench gemm --device cpu -o "$
 check bench_shapes 1 "unknown shape set 'bogus'" -- "$bin" bench conv --shapes bogus -o "$tmp/y.jsonl"
 check bench_op 105 'fft not in' -- "$bin" bench fft -o "$tmp/z.jsonl"
 rm -rf "$tmp"
+# fit and comm on this project's committed MPI measurements
+tmp=$(mktemp -d)
+meas="$src/data/measurements/cpu-vm-2core-2026-11-29/allreduce_np2.jsonl"
+check fit 0 'wrote .*fitted models' -- "$bin" fit "$meas" --hardware cpu -o "$tmp/fitted.json" --report "$tmp/report"
+[ -s "$tmp/report/fit_points.csv" ] && [ -s "$tmp/report/fit_report.json" ] && echo "ok   fit_report" || { echo "FAIL fit_report"; fail=1; }
+"$bin" comm --hardware "$tmp/fitted.json" --bytes 1048576 --procs 2 --algorithm ring --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["calibrated"] and j["algorithm"] == "ring"
+assert 0 < j["low"] <= j["seconds"] <= j["high"]
+' && echo "ok   comm_fitted" || { echo "FAIL comm_fitted"; fail=1; }
+check comm_best 0 'us' -- "$bin" comm --hardware "$tmp/fitted.json" --bytes 4096 --procs 2
+check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64
+check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware a100 --bytes 1024 --procs 8 --algorithm default
+check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --bytes 0 --procs 2
+check fit_missing 1 'cannot open the measurement file' -- "$bin" fit /nonexistent/m.jsonl -o "$tmp/x.json"
+check fit_no_data 1 'no usable bcast measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
+check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
+rm -rf "$tmp"
 "$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
