@@ -125,9 +125,10 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   j["comm_exposed_s"] = p.comm_exposed_s;
   j["gradient_bytes"] = p.gradient_bytes;
   j["allreduce_calls"] = p.allreduces.size();
+  j["communication_model"] = p.fitted_communication ? "fitted" : "datasheet";
   if (!p.allreduces.empty()) {
     std::map<std::string, int> algorithms;
-    for (const AllReduceCall& c : p.allreduces) ++algorithms[std::string(allreduce_name(c.algorithm))];
+    for (const AllReduceCall& c : p.allreduces) ++algorithms[c.algorithm];
     j["allreduce_algorithms"] = algorithms;
   }
   if (p.epoch_s) {

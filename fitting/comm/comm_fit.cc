@@ -36,7 +36,7 @@ std::vector<double> initial(CommModelKind kind, const std::vector<CommSample>& s
   switch (kind) {
     case CommModelKind::hockney: return {alpha, beta, beta / 2};
     case CommModelKind::loggp: return {alpha, alpha / 2, beta, beta / 2};
-    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2};
+    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2, beta / 4};
   }
   return {};
 }
@@ -54,7 +54,7 @@ Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_cov
   std::vector<double> p = initial(m.kind, s);
   ceres::Problem problem;
   for (const CommSample& x : s) {
-    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 8>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 9>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
     cost->AddParameterBlock(static_cast<int>(p.size()));
     cost->SetNumResiduals(1);
     problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), p.data());
@@ -128,7 +128,7 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
     return f;
   }
   FittedCommModel& m = f.model;
-  m.eager_limit = m.cache_bytes = std::numeric_limits<double>::infinity();
+  m.eager_limit = m.cache_bytes = m.memory_bytes = std::numeric_limits<double>::infinity();
   int max_ranks = 0;
   std::set<double> sizes;
   for (const CommSample& x : s) {
@@ -156,7 +156,7 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
         if (const double c = try_fit(); c < lowest) lowest = c, chosen = from;
       }
       m.oversubscribed_from = chosen;
-      for (double* knob : {&m.eager_limit, &m.cache_bytes}) {
+      for (double* knob : {&m.eager_limit, &m.cache_bytes, &m.memory_bytes}) {
         double pick = *knob;
         lowest = std::numeric_limits<double>::infinity();
         for (double t : thresholds) {

@@ -33,6 +33,7 @@ nlohmann::json communication_section(const std::vector<FittedCommModel>& models)
     if (m.kind == CommModelKind::dnnperf) {
       j["eager_limit_bytes"] = finite_or_null(m.eager_limit);
       j["cache_bytes"] = finite_or_null(m.cache_bytes);
+      j["memory_bytes"] = finite_or_null(m.memory_bytes);
       j["oversubscribed_from_ranks"] = m.oversubscribed_from;
     }
     out.push_back(std::move(j));
@@ -69,6 +70,7 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
     if (m.kind == CommModelKind::dnnperf) {
       m.eager_limit = read_threshold(r, "eager_limit_bytes");
       m.cache_bytes = read_threshold(r, "cache_bytes");
+      m.memory_bytes = read_threshold(r, "memory_bytes");
       m.oversubscribed_from = r.real("oversubscribed_from_ranks", std::nullopt);
     }
     r.check_unknown();

@@ -33,6 +33,39 @@ CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) {
   return g;
 }
 
+AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& plan) {
+  const int ranks = plan.data_parallel();
+  std::vector<const FittedCommModel*> fitted;
+  for (const FittedCommModel& m : hw.communication)
+    if (m.collective == "allreduce") fitted.push_back(&m);
+  if (!fitted.empty()) {
+    const FittedCommModel* forced = nullptr;
+    if (plan.allreduce) {
+      forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)));
+      if (!forced)
+        throw InputError("profile '" + hw.name + "' has no fitted allreduce model for '" + std::string(allreduce_name(*plan.allreduce)) + "'");
+    }
+    return [fitted, forced, ranks](double bytes) {
+      if (forced) return std::pair<std::string, double>{forced->algorithm, forced->seconds(bytes, ranks)};
+      std::pair<std::string, double> best{"", 0};
+      for (const FittedCommModel* m : fitted) {
+        if (m->algorithm == "default" || m->algorithm.rfind("mpi:", 0) == 0) continue;
+        const double t = m->seconds(bytes, ranks);
+        if (best.first.empty() || t < best.second) best = {m->algorithm, t};
+      }
+      if (best.first.empty()) best = {fitted.front()->algorithm, fitted.front()->seconds(bytes, ranks)};
+      return best;
+    };
+  }
+  const CommGroup group = comm_group(hw, plan);
+  const std::optional<AllReduceAlgorithm> algorithm = plan.allreduce;
+  return [group, algorithm](double bytes) {
+    if (algorithm) return std::pair<std::string, double>{std::string(allreduce_name(*algorithm)), allreduce_seconds(*algorithm, bytes, group)};
+    const auto [a, t] = best_allreduce(bytes, group);
+    return std::pair<std::string, double>{std::string(allreduce_name(a)), t};
+  };
+}
+
 PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunConfig& config) {
   config.plan.validate(hw);
   PricedStep step;
@@ -81,9 +114,9 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     p.compute_s = p.forward_s;
     p.iteration_s = p.forward_s;
   } else {
-    const CommGroup group = comm_group(hw, config.plan);
-    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, config.plan, group,
-                                                      step.gradient_bytes_per_element);
+    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, config.plan,
+                                                      allreduce_pricer(hw, config.plan), step.gradient_bytes_per_element);
+    p.fitted_communication = !hw.communication.empty();
     p.iteration_s = dp.iteration_s;
     p.compute_s = dp.compute_s;
     p.comm_s = dp.comm_s;

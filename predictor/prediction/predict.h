@@ -48,6 +48,7 @@ struct Prediction {
   double comm_exposed_s = 0;
   double gradient_bytes = 0;
   std::vector<AllReduceCall> allreduces;
+  bool fitted_communication = false;  // all-reduces priced by fitted models
   std::optional<std::int64_t> iterations_per_epoch;
   std::optional<double> epoch_s;
 
@@ -74,5 +75,10 @@ Prediction predict(const Graph& graph, const HardwareProfile& hardware, const Ru
 
 /// The communication group of a plan on a profile (alpha, beta and gamma from its links).
 CommGroup comm_group(const HardwareProfile& hardware, const ParallelPlan& plan);
+
+/// How all-reduces are priced for a plan: by the profile's fitted models when it has them (the
+/// plan's algorithm, or the cheapest fitted one), else by the α-β-γ algorithms on its links.
+/// Throws InputError if the plan forces an algorithm a fitted profile has no model for.
+AllReducePricer allreduce_pricer(const HardwareProfile& hardware, const ParallelPlan& plan);
 
 }  // namespace dnnperf

@@ -33,26 +33,21 @@ std::vector<Gradient> gradients(const Graph& g, double bytes_per_element) {
 
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> seconds, const ParallelPlan& plan,
-                                             const CommGroup& group, double bytes_per_element) {
+                                             const AllReducePricer& price, double bytes_per_element) {
   DNNPERF_CHECK(kernels.size() == seconds.size());
   DataParallelIteration r;
   Timeline& tl = r.timeline;
   tl.reserve(kernels.size() + 64);
   r.compute_stream = tl.add_stream("compute");
   r.comm_stream = tl.add_stream("communication");
-  const bool distributed = group.ranks > 1;
+  const bool distributed = plan.data_parallel() > 1;
 
   const std::vector<Gradient> grads = gradients(graph, bytes_per_element);
   for (const Gradient& g : grads) r.gradient_bytes += g.bytes;
   const auto allreduce = [&](double bytes, int after) {
     AllReduceCall call;
     call.bytes = bytes;
-    if (plan.allreduce) {
-      call.algorithm = *plan.allreduce;
-      call.seconds = allreduce_seconds(call.algorithm, bytes, group);
-    } else {
-      std::tie(call.algorithm, call.seconds) = best_allreduce(bytes, group);
-    }
+    std::tie(call.algorithm, call.seconds) = price(bytes);
     call.task = tl.add_task(r.comm_stream, call.seconds, {after}, TaskKind::communication);
     r.allreduces.push_back(call);
     return call.task;

@@ -6,7 +6,9 @@
 // Gradients are all-reduced on the communication stream as the plan says: in DDP buckets that
 // start as soon as their last gradient exists (overlapping the rest of backward), blocking after
 // each layer, or once at the end. The optimizer update waits for every all-reduce.
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "models/comm/allreduce.h"
@@ -17,9 +19,12 @@
 
 namespace dnnperf {
 
+/// Prices one all-reduce of `bytes` bytes: the algorithm used and its seconds.
+using AllReducePricer = std::function<std::pair<std::string, double>(double bytes)>;
+
 struct AllReduceCall {
   double bytes = 0;
-  AllReduceAlgorithm algorithm = AllReduceAlgorithm::ring;
+  std::string algorithm;
   double seconds = 0;
   int task = -1;  // in the timeline
 };
@@ -40,6 +45,6 @@ struct DataParallelIteration {
 /// `gradient_bytes_per_element` is the size of one gradient element in the all-reduce.
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> kernel_seconds, const ParallelPlan& plan,
-                                             const CommGroup& group, double gradient_bytes_per_element);
+                                             const AllReducePricer& allreduce, double gradient_bytes_per_element);
 
 }  // namespace dnnperf

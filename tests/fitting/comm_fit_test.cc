@@ -61,9 +61,9 @@ TEST_CASE("dnnperf's model finds a protocol switch the classic models cannot exp
   FittedCommModel truth;
   truth.kind = CommModelKind::dnnperf;
   truth.algorithm = "recursive_doubling";
-  truth.params = {1e-6, 1.0 / 10e9, 8e-6, 1.0 / 6e9, 0.0, 1.0 / 30e9, 0.0, 0.0};
+  truth.params = {1e-6, 1.0 / 10e9, 8e-6, 1.0 / 6e9, 0.0, 1.0 / 30e9, 0.0, 0.0, 0.0};
   truth.eager_limit = 65536;
-  truth.cache_bytes = std::numeric_limits<double>::infinity();
+  truth.cache_bytes = truth.memory_bytes = std::numeric_limits<double>::infinity();
   truth.oversubscribed_from = 8;
   const auto data = synthetic(truth, 0.01, 3);
   const CrossValidation ours = cross_validate(CommModelKind::dnnperf, "recursive_doubling", data);
@@ -76,7 +76,7 @@ TEST_CASE("Too few points are reported, not fitted", "[fitting][errors]") {
   std::vector<CommSample> few = {{"ring", 4, 2, 1e-6}, {"ring", 8, 2, 1.1e-6}, {"ring", 16, 2, 1.2e-6}};
   const FitOutcome f = fit_comm_model(CommModelKind::dnnperf, "ring", few);
   CHECK_FALSE(f.converged);
-  CHECK_THAT(f.message, Catch::Contains("3 points for 8 parameters"));
+  CHECK_THAT(f.message, Catch::Contains("3 points for 9 parameters"));
 }
 
 TEST_CASE("Bad records are excluded with their reason, and systems are not mixed", "[fitting][errors]") {
