@@ -32,6 +32,7 @@ struct Options {
   double timeout = 300;
   bool resume = false;
   bool quiet = false;
+  bool list_shapes = false;
   std::string output;
 };
 
@@ -165,7 +166,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   c->add_option("operation", o->op, "gemm, conv, memory, launch (GPU); p2p, allreduce, allgather, reduce-scatter, bcast (MPI)")
       ->required()
       ->check(CLI::IsMember(ops));
-  c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md)")->required();
+  c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md)");
   c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter: gpu measures NCCL over this node's GPUs instead of MPI");
   c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench or sample:N[:SEED]")->capture_default_str();
   c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(CLI::PositiveNumber);
@@ -177,7 +178,13 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   c->add_option("--timeout", o->timeout, "seconds one measurement may take before the run is stopped")->capture_default_str();
   c->add_flag("--resume", o->resume, "continue an existing output file, skipping what it holds");
   c->add_flag("--quiet", o->quiet, "no progress line");
+  c->add_flag("--list-shapes", o->list_shapes, "print the --shapes set as JSON ({op, params} per kernel) and measure nothing");
   c->callback([o, &exit_code] {
+    if (o->list_shapes) {
+      std::cout << bench::shape_set_json(bench::shape_set(o->shapes, o->batch)).dump() << "\n";
+      return;
+    }
+    if (o->output.empty()) throw InputError("-o: an output file is required");
     const bool comm = std::find(kCommOps.begin(), kCommOps.end(), o->op) != kCommOps.end();
     exit_code = comm ? run_comm(*o) : run_compute(*o);
   });

@@ -13,10 +13,11 @@
 
 #include "apps/dnnperf/format.h"
 #include "fitting/comm/comm_fit.h"
+#include "fitting/compute/compute_fit.h"
 #include "microbench/records/measurement.h"
 #include "models/comm/allreduce.h"
 #include "predictor/common/error.h"
-#include "predictor/hardware/communication_section.h"
+#include "predictor/hardware/fitted_sections.h"
 #include "predictor/hardware/hardware_profile.h"
 
 namespace dnnperf::cli {
@@ -60,21 +61,73 @@ nlohmann::json read_json(const std::string& path) {
 
 std::string pct(double v) { return fixed(v, 1); }
 
+void write_profile(const FitOptions& o, const nlohmann::json& profile) {
+  if (o.output.empty()) return;
+  std::ofstream out(o.output);
+  if (!out) throw InputError(o.output + ": cannot write the profile");
+  out << profile.dump(2) << "\n";
+  std::cout << "\nwrote " << o.output << "\n";
+}
+
+/// Fits both compute families to the files' GEMM and convolution records, prints their held-out
+/// errors, and puts the chosen results into `profile`. False if there are no compute records.
+bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
+  const fitting::ComputeData data = fitting::load_compute_data(o.files);
+  for (const fitting::Exclusion& e : data.excluded)
+    if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  if (data.samples.empty()) return false;
+  std::cout << data.samples.size() << " GEMM and convolution measurements from " << data.host << " (" << data.device << ")\n\n";
+  const fitting::AnalyticFit analytic = fitting::fit_analytic(base.device, data);
+  std::cout << "compute: held-out error (%), 5 folds over the measured shapes\n"
+            << std::left << std::setw(24) << "class" << std::setw(12) << "family" << std::right << std::setw(8) << "MAPE"
+            << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << "  features\n";
+  std::vector<RegressionModel> chosen;
+  for (const auto& [cls, a] : analytic.held_out) {
+    const fitting::RegressionFit r = fitting::fit_regression(cls, data.samples);
+    std::cout << std::left << std::setw(24) << cls << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
+              << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << "-" << "\n";
+    std::string features;
+    for (const std::string& f : r.model.features) features += (features.empty() ? "" : " ") + f;
+    std::cout << std::left << std::setw(24) << cls << std::setw(12) << "regression" << std::right << std::setw(8)
+              << (r.held_out.count ? pct(r.held_out.mape) : "-") << std::setw(8) << (r.held_out.count ? pct(r.held_out.median) : "-")
+              << std::setw(8) << (r.held_out.count ? pct(r.held_out.p90) : "-") << std::setw(10)
+              << (r.held_out.count ? pct(100 * r.held_out.coverage) : "-") << "  " << (r.converged ? features : r.message) << "\n";
+    if (r.converged && r.held_out.count && r.held_out.mape < a.mape) chosen.push_back(r.model);
+  }
+  nlohmann::json& d = profile["device"];
+  d["peak_flops"]["fp32"] = analytic.device.peak_flops.at(MathMode::fp32);
+  d["launch_overhead_s"] = analytic.device.launch_overhead_s;
+  d["memory_bandwidth"] = analytic.device.memory_bandwidth;
+  d["multiprocessors"] = analytic.device.multiprocessors;
+  d["efficiency"]["gemm"]["max_efficiency"] = analytic.device.gemm.max_efficiency;
+  d["efficiency"]["gemm"]["half_efficiency_k"] = analytic.device.gemm.half_efficiency_k;
+  d["efficiency"]["conv"]["max_efficiency"] = analytic.device.conv.max_efficiency;
+  d["efficiency"]["conv"]["half_efficiency_k"] = analytic.device.conv.half_efficiency_k;
+  profile["compute_regression"] = compute_regression_section(chosen);
+  profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
+                                            " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +
+                                            (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";
+  std::cout << "analytic fit: effective fp32 peak " << fixed(analytic.device.peak_flops.at(MathMode::fp32) / 1e9, 1) << " GFLOP/s, launch "
+            << fixed(analytic.device.launch_overhead_s * 1e6, 2) << " us, bandwidth " << fixed(analytic.device.memory_bandwidth / 1e9, 1)
+            << " GB/s (" << (analytic.converged ? "converged" : analytic.message) << "); regression chosen for " << chosen.size() << " of " << analytic.held_out.size() << " classes\n\n";
+  return true;
+}
+
 void run_fit(const FitOptions& o) {
   if (o.files.empty()) throw InputError("no measurement files");
   const auto kinds = parse_models(o.models);
   const HardwareProfile base = find_hardware_profile(o.hardware);
-  std::size_t compute_records = 0;
-  for (const std::string& f : o.files)
-    for (const bench::Record& r : bench::read_records(f))
-      if (r.op != o.collective && r.op.rfind("allreduce", 0) != 0 && r.op != "p2p" && r.op != "allgather" &&
-          r.op != "reduce_scatter" && r.op != "bcast")
-        ++compute_records;
+  nlohmann::json profile = read_json(base.path);
+  std::string sources;
+  for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
+  const bool compute = fit_compute(o, base, profile, sources);
   const fitting::CommData data = fitting::load_comm_data(o.files, o.collective);
-  if (compute_records)
-    std::cout << "note: " << compute_records << " compute records ignored: this version fits communication models only\n";
   for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
-  if (data.samples.empty()) throw InputError("no usable " + o.collective + " measurements in the given files");
+  if (data.samples.empty()) {
+    if (!compute) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
+    write_profile(o, profile);
+    return;
+  }
 
   std::vector<std::string> algorithms;
   std::set<int> ranks;
@@ -153,17 +206,9 @@ void run_fit(const FitOptions& o) {
     }
   }
 
-  if (!o.output.empty()) {
-    nlohmann::json profile = read_json(base.path);
-    profile["communication"] = communication_section(chosen);
-    std::string sources;
-    for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
-    profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
-    std::ofstream out(o.output);
-    if (!out) throw InputError(o.output + ": cannot write the profile");
-    out << profile.dump(2) << "\n";
-    std::cout << "\nwrote " << o.output << " (" << chosen.size() << " fitted models)\n";
-  }
+  profile["communication"] = communication_section(chosen);
+  profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
+  write_profile(o, profile);
   if (!o.plots.empty()) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
     points.close();

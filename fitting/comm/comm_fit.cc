@@ -94,20 +94,6 @@ double residual_sigma(const FittedCommModel& m, const std::vector<CommSample>& s
   return std::sqrt(sum / std::max<std::size_t>(1, s.size() - std::min(s.size() - 1, m.params.size())));
 }
 
-ErrorStats stats(std::vector<double> ape, int inside) {
-  ErrorStats e;
-  e.count = static_cast<int>(ape.size());
-  if (ape.empty()) return e;
-  std::sort(ape.begin(), ape.end());
-  double sum = 0;
-  for (double a : ape) sum += a;
-  e.mape = sum / ape.size();
-  e.median = ape[ape.size() / 2];
-  e.p90 = ape[std::min(ape.size() - 1, static_cast<std::size_t>(0.9 * ape.size()))];
-  e.coverage = static_cast<double>(inside) / ape.size();
-  return e;
-}
-
 }  // namespace
 
 std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm) {
@@ -211,7 +197,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
     all.insert(all.end(), ape.begin(), ape.end());
     inside += in;
   }
-  cv.held_out_sizes = stats(all, inside);
+  cv.held_out_sizes = error_stats(all, inside);
   if (ranks.size() > 1) {
     all.clear();
     inside = 0;
@@ -220,7 +206,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
       all.insert(all.end(), ape.begin(), ape.end());
       inside += in;
     }
-    cv.held_out_ranks = stats(all, inside);
+    cv.held_out_ranks = error_stats(all, inside);
   }
   return cv;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fitting/comm/comm_data.h"
+#include "fitting/error_stats.h"
 #include "models/comm/fitted_comm_model.h"
 
 namespace dnnperf::fitting {
@@ -28,14 +29,6 @@ struct FitOutcome {
 /// Fits `kind` for one algorithm to its samples. Fewer points than parameters: not converged,
 /// with the reason.
 FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
-
-struct ErrorStats {
-  int count = 0;
-  double mape = 0;       // mean absolute percentage error
-  double median = 0;     // median absolute percentage error
-  double p90 = 0;
-  double coverage = 0;   // fraction of measured values inside the 95% interval
-};
 
 struct CrossValidation {
   ErrorStats held_out_sizes;

@@ -165,7 +165,7 @@ class GpuBench {
         const DTypeInfo t = dtype_info(d);
         Record r = base("gemm", d, "cuBLAS", versions_["cublas"].dump());
         r.algorithm = "cublas:default";
-        r.params = {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"trans_a", g.trans_a}, {"trans_b", g.trans_b}};
+        r.params = gemm_params(g);
         if (!measure(r, [&](Record& rec) { time_gemm(rec, g, t); }, progress)) return;
       }
     progress.finish();
@@ -206,17 +206,14 @@ class GpuBench {
   void convs() {
     const std::vector<std::string> layouts = {"NCHW", "NHWC"};
     Progress progress(shapes_.convs.size() * dtypes().size() * layouts.size() * 2, o_.progress);
-    static const char* kOps[] = {"conv_forward", "conv_backward_data", "conv_backward_filter"};
     for (const ConvCase& c : shapes_.convs)
       for (const std::string& d : dtypes())
         for (const std::string& layout : layouts)
           for (const bool search : {false, true}) {
             const DTypeInfo t = dtype_info(d);
-            Record r = base(kOps[static_cast<int>(c.phase)], d, "cuDNN", versions_["cudnn"].dump());
-            const ConvShape& s = c.shape;
-            r.params = {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"k", s.k}, {"r", s.r}, {"s", s.s},
-                        {"stride_h", s.stride_h}, {"stride_w", s.stride_w}, {"pad_h", s.pad_h}, {"pad_w", s.pad_w},
-                        {"dilation_h", s.dilation_h}, {"dilation_w", s.dilation_w}, {"groups", s.groups}, {"layout", layout}};
+            Record r = base(conv_op(c.phase), d, "cuDNN", versions_["cudnn"].dump());
+            r.params = conv_params(c.shape);
+            r.params["layout"] = layout;
             r.algorithm = search ? "cudnn:search" : "cudnn:heuristic";
             if (!measure(r, [&](Record& rec) { time_conv(rec, c, t, layout == "NHWC", search); }, progress)) return;
           }

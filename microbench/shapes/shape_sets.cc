@@ -128,6 +128,27 @@ std::int64_t parse_positive(std::string_view text, const std::string& spec, cons
 
 }  // namespace
 
+nlohmann::json gemm_params(const GemmShape& g) {
+  return {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"batch", g.batch}, {"trans_a", g.trans_a}, {"trans_b", g.trans_b}};
+}
+
+nlohmann::json conv_params(const ConvShape& s) {
+  return {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}, {"k", s.k}, {"r", s.r}, {"s", s.s},
+          {"stride_h", s.stride_h}, {"stride_w", s.stride_w}, {"pad_h", s.pad_h}, {"pad_w", s.pad_w},
+          {"dilation_h", s.dilation_h}, {"dilation_w", s.dilation_w}, {"groups", s.groups}};
+}
+
+std::string conv_op(Phase phase) {
+  return phase == Phase::forward ? "conv_forward" : phase == Phase::backward_data ? "conv_backward_data" : "conv_backward_filter";
+}
+
+nlohmann::json shape_set_json(const ShapeSet& set) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const GemmShape& g : set.gemms) out.push_back({{"op", "gemm"}, {"params", gemm_params(g)}});
+  for (const ConvCase& c : set.convs) out.push_back({{"op", conv_op(c.phase)}, {"params", conv_params(c.shape)}});
+  return out;
+}
+
 ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
   if (spec == "deepbench") return deepbench();
   if (spec.rfind("zoo:", 0) == 0) return from_network(spec.substr(4), batch);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "predictor/lowering/kernel.h"
 
 namespace dnnperf::bench {
@@ -28,5 +30,13 @@ struct ShapeSet {
 
 /// Throws InputError naming the spec for an unknown set or a bad count or seed.
 ShapeSet shape_set(const std::string& spec, std::int64_t batch = 32);
+
+/// A shape as measurement records name its parameters (docs/measurement-format.md).
+nlohmann::json gemm_params(const GemmShape& g);
+nlohmann::json conv_params(const ConvShape& c);
+/// conv_forward, conv_backward_data or conv_backward_filter.
+std::string conv_op(Phase phase);
+/// The whole set as a JSON list of {"op", "params"}, for other measurement backends.
+nlohmann::json shape_set_json(const ShapeSet& set);
 
 }  // namespace dnnperf::bench

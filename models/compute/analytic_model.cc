@@ -44,17 +44,6 @@ double matrix_efficiency(const GemmShape& g, const MatrixEfficiency& e, std::int
 
 }  // namespace
 
-GemmShape implicit_gemm(const Kernel& k) {
-  if (k.cls != KernelClass::conv) return k.gemm;
-  const ConvShape& c = k.conv;
-  const std::int64_t cg = c.c / c.groups, kg = c.k / c.groups;
-  switch (k.phase) {
-    case Phase::forward: return {c.n * c.p * c.q, kg, cg * c.r * c.s, c.groups, false, false};
-    case Phase::backward_data: return {c.n * c.h * c.w, cg, kg * c.r * c.s, c.groups, false, false};
-    default: return {kg, cg * c.r * c.s, c.n * c.p * c.q, c.groups, false, false};
-  }
-}
-
 AnalyticComputeModel::AnalyticComputeModel(const DeviceSpec& device) : device_(device) {
   if (!device.peak_flops.count(MathMode::fp32)) throw InputError("device '" + device.model + "' has no fp32 peak");
 }

@@ -30,9 +30,6 @@ struct AnalyticCost {
   MathMode mode = MathMode::fp32;
 };
 
-/// A GEMM view of a kernel: an implicit GEMM for convolutions (per direction), as cuDNN runs them.
-GemmShape implicit_gemm(const Kernel& kernel);
-
 class AnalyticComputeModel final : public ComputeModel {
  public:
   /// Keeps a reference: `device` must outlive the model. Throws InputError if the device has no

@@ -8,7 +8,7 @@
 
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
-#include "predictor/hardware/communication_section.h"
+#include "predictor/hardware/fitted_sections.h"
 
 #ifndef DNNPERF_DEFAULT_DATA_DIR
 #define DNNPERF_DEFAULT_DATA_DIR "data"
@@ -122,6 +122,8 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     c.check_unknown();
   }
   if (r.has("communication")) p.communication = read_communication_section(r.at("communication"), source + ": communication");
+  if (r.has("compute_regression"))
+    p.compute_regression = read_compute_regression_section(r.at("compute_regression"), source + ": compute_regression");
   if (r.has("sources")) {
     for (const auto& [key, value] : r.at("sources").items()) {
       if (!value.is_string()) r.fail("sources", "must map fields to strings");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/comm/fitted_comm_model.h"
+#include "models/compute/regression_model.h"
 #include "predictor/common/dtype.h"
 
 namespace dnnperf {
@@ -80,6 +81,9 @@ struct HardwareProfile {
   std::map<std::string, std::string> sources;  // field -> where its figure comes from
   /// Communication models fitted by `dnnperf fit` (empty for datasheet profiles).
   std::vector<FittedCommModel> communication;
+  /// The regression family's models per kernel class, where fitting found them better than the
+  /// analytic model (empty for datasheet profiles).
+  std::vector<RegressionModel> compute_regression;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.

@@ -24,4 +24,15 @@ std::string_view kernel_class_name(KernelClass cls) {
   return "?";
 }
 
+GemmShape implicit_gemm(const Kernel& k) {
+  if (k.cls != KernelClass::conv) return k.gemm;
+  const ConvShape& c = k.conv;
+  const std::int64_t cg = c.c / c.groups, kg = c.k / c.groups;
+  switch (k.phase) {
+    case Phase::forward: return {c.n * c.p * c.q, kg, cg * c.r * c.s, c.groups, false, false};
+    case Phase::backward_data: return {c.n * c.h * c.w, cg, kg * c.r * c.s, c.groups, false, false};
+    default: return {kg, cg * c.r * c.s, c.n * c.p * c.q, c.groups, false, false};
+  }
+}
+
 }  // namespace dnnperf

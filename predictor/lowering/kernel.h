@@ -58,4 +58,8 @@ struct Kernel {
   double bytes_written = 0;
 };
 
+/// A GEMM view of a kernel: itself for GEMMs, the implicit GEMM for convolutions (per direction,
+/// as cuDNN runs them: forward m = N P Q, n = K/g, k = C/g R S, batch = groups).
+GemmShape implicit_gemm(const Kernel& kernel);
+
 }  // namespace dnnperf

@@ -46,28 +46,16 @@ class Emitter {
   }
 
   void gemm(Phase phase, GemmShape s) {
-    Kernel k = base(KernelClass::gemm, phase);
-    k.gemm = s;
-    k.elements = s.batch * s.m * s.n;
-    k.flops = 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.m) * static_cast<double>(s.n) *
-              static_cast<double>(s.k);
-    k.bytes_read = es() * static_cast<double>(s.batch) * static_cast<double>(s.m * s.k + s.k * s.n);
-    k.bytes_written = es() * static_cast<double>(k.elements);
+    Kernel k = gemm_kernel(phase, s, dtype());
+    k.op_kind = op_.kind;
+    k.op = op_index_;
     out_.push_back(k);
   }
 
   void conv(Phase phase, const ConvShape& c) {
-    Kernel k = base(KernelClass::conv, phase);
-    k.conv = c;
-    const double x = static_cast<double>(c.n * c.c * c.h * c.w);
-    const double w = static_cast<double>(c.k * (c.c / c.groups) * c.r * c.s);
-    const double y = static_cast<double>(c.n * c.k * c.p * c.q);
-    k.flops = 2.0 * y * static_cast<double>((c.c / c.groups) * c.r * c.s);
-    switch (phase) {
-      case Phase::forward: k.bytes_read = es() * (x + w); k.bytes_written = es() * y; k.elements = c.n * c.k * c.p * c.q; break;
-      case Phase::backward_data: k.bytes_read = es() * (y + w); k.bytes_written = es() * x; k.elements = c.n * c.c * c.h * c.w; break;
-      default: k.bytes_read = es() * (x + y); k.bytes_written = es() * w; k.elements = c.k * (c.c / c.groups) * c.r * c.s; break;
-    }
+    Kernel k = conv_kernel(phase, c, dtype());
+    k.op_kind = op_.kind;
+    k.op = op_index_;
     out_.push_back(k);
   }
 
@@ -439,6 +427,39 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
 }
 
 }  // namespace
+
+Kernel gemm_kernel(Phase phase, const GemmShape& s, DType dtype) {
+  Kernel k;
+  k.cls = KernelClass::gemm;
+  k.phase = phase;
+  k.dtype = dtype;
+  k.gemm = s;
+  k.elements = s.batch * s.m * s.n;
+  const double es = dtype_bytes(dtype);
+  k.flops = 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+  k.bytes_read = es * static_cast<double>(s.batch) * static_cast<double>(s.m * s.k + s.k * s.n);
+  k.bytes_written = es * static_cast<double>(k.elements);
+  return k;
+}
+
+Kernel conv_kernel(Phase phase, const ConvShape& c, DType dtype) {
+  Kernel k;
+  k.cls = KernelClass::conv;
+  k.phase = phase;
+  k.dtype = dtype;
+  k.conv = c;
+  const double es = dtype_bytes(dtype);
+  const double x = static_cast<double>(c.n * c.c * c.h * c.w);
+  const double w = static_cast<double>(c.k * (c.c / c.groups) * c.r * c.s);
+  const double y = static_cast<double>(c.n * c.k * c.p * c.q);
+  k.flops = 2.0 * y * static_cast<double>((c.c / c.groups) * c.r * c.s);
+  switch (phase) {
+    case Phase::forward: k.bytes_read = es * (x + w); k.bytes_written = es * y; k.elements = c.n * c.k * c.p * c.q; break;
+    case Phase::backward_data: k.bytes_read = es * (y + w); k.bytes_written = es * x; k.elements = c.n * c.c * c.h * c.w; break;
+    default: k.bytes_read = es * (x + y); k.bytes_written = es * w; k.elements = c.k * (c.c / c.groups) * c.r * c.s; break;
+  }
+  return k;
+}
 
 void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels) {
   const int n = static_cast<int>(graph.ops().size());

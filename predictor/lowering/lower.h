@@ -36,6 +36,11 @@ struct LoweringOptions {
   }
 };
 
+/// One GEMM or convolution kernel with its FLOPs and bytes (the lowering's conventions; measurement
+/// records are turned back into kernels with these).
+Kernel gemm_kernel(Phase phase, const GemmShape& shape, DType dtype);
+Kernel conv_kernel(Phase phase, const ConvShape& shape, DType dtype);
+
 /// Appends the kernels of `graph` to `kernels`.
 void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels);
 std::vector<Kernel> lower(const Graph& graph, const LoweringOptions& options = {});

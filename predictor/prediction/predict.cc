@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "models/compute/profile_model.h"
 #include "predictor/common/error.h"
 
 namespace dnnperf {
@@ -74,7 +75,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.optimizer = config.optimizer;
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
-  const AnalyticComputeModel model(hw.device);
+  const ProfileComputeModel model(hw);
   ExecutionOptions execution;
   execution.allow_tf32 = config.precision == Precision::tf32;
   if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))

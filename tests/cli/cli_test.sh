@@ -67,7 +67,7 @@ rm -rf "$tmp"
 # fit and comm on this project's committed MPI measurements
 tmp=$(mktemp -d)
 meas="$src/data/measurements/cpu-vm-2core-2026-11-29/allreduce_np2.jsonl"
-check fit 0 'wrote .*fitted models' -- "$bin" fit "$meas" --hardware cpu -o "$tmp/fitted.json" --report "$tmp/report"
+check fit 0 'wrote .*fitted.json' -- "$bin" fit "$meas" --hardware cpu -o "$tmp/fitted.json" --report "$tmp/report"
 [ -s "$tmp/report/fit_points.csv" ] && [ -s "$tmp/report/fit_report.json" ] && echo "ok   fit_report" || { echo "FAIL fit_report"; fail=1; }
 "$bin" comm --hardware "$tmp/fitted.json" --bytes 1048576 --procs 2 --algorithm ring --json | /usr/bin/python3 -c '
 import json, sys
@@ -80,7 +80,12 @@ check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 
 check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware a100 --bytes 1024 --procs 8 --algorithm default
 check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --bytes 0 --procs 2
 check fit_missing 1 'cannot open the measurement file' -- "$bin" fit /nonexistent/m.jsonl -o "$tmp/x.json"
-check fit_no_data 1 'no usable bcast measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
+check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
+torchmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_sample.jsonl"
+check fit_compute 0 'regression chosen for' -- "$bin" fit "$torchmeas" "$meas" --hardware cpu -o "$tmp/both.json"
+/usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
+  && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
+check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
 rm -rf "$tmp"
 "$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '

@@ -1,5 +1,6 @@
-#include "predictor/hardware/communication_section.h"
+#include "predictor/hardware/fitted_sections.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -73,6 +74,49 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
       m.memory_bytes = read_threshold(r, "memory_bytes");
       m.oversubscribed_from = r.real("oversubscribed_from_ranks", std::nullopt);
     }
+    r.check_unknown();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+nlohmann::json compute_regression_section(const std::vector<RegressionModel>& models) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RegressionModel& m : models)
+    out.push_back({{"class", m.kernel_class}, {"dtype", dtype_name(m.dtype)}, {"features", m.features}, {"weights", m.weights},
+                   {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}});
+  return out;
+}
+
+std::vector<RegressionModel> read_compute_regression_section(const nlohmann::json& section, const std::string& where) {
+  if (!section.is_array()) throw InputError(where + " must be a list of regression models");
+  std::vector<RegressionModel> out;
+  for (std::size_t i = 0; i < section.size(); ++i) {
+    JsonObjectReader r(section[i], where + "[" + std::to_string(i) + "]");
+    RegressionModel m;
+    m.kernel_class = r.text("class");
+    if (m.kernel_class != "gemm" && m.kernel_class != "conv_forward" && m.kernel_class != "conv_backward_data" &&
+        m.kernel_class != "conv_backward_filter")
+      r.fail("class", "must be gemm, conv_forward, conv_backward_data or conv_backward_filter");
+    const auto dtype = parse_dtype(r.text("dtype"));
+    if (!dtype) r.fail("dtype", "names no known dtype");
+    m.dtype = *dtype;
+    for (const auto& f : r.at("features")) {
+      if (!f.is_string()) r.fail("features", "must hold names");
+      const std::string name = f.get<std::string>();
+      const auto& known = regression_feature_names();
+      if (std::find(known.begin(), known.end(), name) == known.end()) r.fail("features", "has unknown feature '" + name + "'");
+      m.features.push_back(name);
+    }
+    for (const auto& w : r.at("weights")) {
+      if (!w.is_number() || !std::isfinite(w.get<double>())) r.fail("weights", "must hold finite numbers");
+      m.weights.push_back(w.get<double>());
+    }
+    if (m.weights.size() != m.features.size()) r.fail("weights", "must have one weight per feature");
+    for (const auto& c : r.at("covariance")) m.covariance.push_back(c.get<double>());
+    if (!m.covariance.empty() && m.covariance.size() != m.weights.size() * m.weights.size())
+      r.fail("covariance", "must have features x features entries");
+    m.residual_sigma = r.real("residual_sigma", 0.0);
     r.check_unknown();
     out.push_back(std::move(m));
   }

@@ -1,5 +1,6 @@
 #pragma once
-// The "communication" section of a hardware profile: fitted communication models as JSON.
+// The fitted sections of a hardware profile, as JSON: "communication" (fitted communication
+// models) and "compute_regression" (the regression family's models per kernel class).
 //
 //   "communication": [{"collective": "allreduce", "algorithm": "ring", "model": "dnnperf",
 //                      "parameters": {"alpha_eager_s": 2.1e-6, ...}, "eager_limit_bytes": 65536,
@@ -11,11 +12,17 @@
 #include <nlohmann/json.hpp>
 
 #include "models/comm/fitted_comm_model.h"
+#include "models/compute/regression_model.h"
 
 namespace dnnperf {
 
 nlohmann::json communication_section(const std::vector<FittedCommModel>& models);
 /// Throws InputError naming `where` and the field for a malformed section.
 std::vector<FittedCommModel> read_communication_section(const nlohmann::json& section, const std::string& where);
+
+//   "compute_regression": [{"class": "gemm", "dtype": "f32", "features": ["one", "log_flops", ...],
+//                           "weights": [...], "covariance": [...], "residual_sigma": 0.05}, ...]
+nlohmann::json compute_regression_section(const std::vector<RegressionModel>& models);
+std::vector<RegressionModel> read_compute_regression_section(const nlohmann::json& section, const std::string& where);
 
 }  // namespace dnnperf

@@ -1,0 +1,329 @@
+#include "fitting/compute/compute_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+
+#include <ceres/ceres.h>
+
+#include "microbench/records/measurement.h"
+#include "models/compute/analytic_model.h"
+#include "predictor/common/error.h"
+#include "predictor/graph/shape_inference.h"
+#include "predictor/lowering/lower.h"
+
+namespace dnnperf::fitting {
+namespace {
+
+constexpr int kFolds = 5;
+
+std::optional<Kernel> kernel_of(const bench::Record& r) {
+  const auto dtype = parse_dtype(r.dtype == "tf32" ? "f32" : r.dtype);
+  if (!dtype) return std::nullopt;
+  const nlohmann::json& p = r.params;
+  if (r.op == "gemm") {
+    const GemmShape g{p.at("m").get<std::int64_t>(), p.at("n").get<std::int64_t>(), p.at("k").get<std::int64_t>(),
+                      p.at("batch").get<std::int64_t>(), p.at("trans_a").get<bool>(), p.at("trans_b").get<bool>()};
+    return gemm_kernel(Phase::forward, g, *dtype);
+  }
+  const Phase phase = r.op == "conv_forward" ? Phase::forward : r.op == "conv_backward_data" ? Phase::backward_data : Phase::backward_weight;
+  ConvShape c;
+  c.n = p.at("n");
+  c.c = p.at("c");
+  c.h = p.at("h");
+  c.w = p.at("w");
+  c.k = p.at("k");
+  c.r = p.at("r");
+  c.s = p.at("s");
+  c.stride_h = p.at("stride_h");
+  c.stride_w = p.at("stride_w");
+  c.pad_h = p.at("pad_h");
+  c.pad_w = p.at("pad_w");
+  c.dilation_h = p.at("dilation_h");
+  c.dilation_w = p.at("dilation_w");
+  c.groups = p.at("groups");
+  c.p = window_output_size(c.h, c.r, c.stride_h, c.pad_h, c.pad_h, c.dilation_h, false);
+  c.q = window_output_size(c.w, c.s, c.stride_w, c.pad_w, c.pad_w, c.dilation_w, false);
+  return conv_kernel(phase, c, *dtype);
+}
+
+/// Deterministic fold of each sample: a shuffled round-robin, so that folds mix sizes.
+std::vector<int> folds(std::size_t n) {
+  std::vector<int> f(n);
+  for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<int>(i % kFolds);
+  std::mt19937_64 rng(1);
+  for (std::size_t i = n; i > 1; --i) std::swap(f[i - 1], f[static_cast<std::size_t>(rng() % i)]);
+  return f;
+}
+
+struct RegressionResidual {
+  std::vector<double> values;
+  double log_measured;
+  template <typename T>
+  bool operator()(T const* const* w, T* residual) const {
+    T sum = T(0);
+    for (std::size_t i = 0; i < values.size(); ++i) sum += w[0][i] * values[i];
+    residual[0] = sum - T(log_measured);
+    return true;
+  }
+};
+
+bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*>& train, bool covariance, std::string* message) {
+  const std::size_t n = m.features.size();
+  m.weights.assign(n, 0.0);
+  ceres::Problem problem;
+  for (const ComputeSample* s : train) {
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<RegressionResidual, 16>(
+        new RegressionResidual{m.feature_values(s->kernel), std::log(s->seconds)});
+    cost->AddParameterBlock(static_cast<int>(n));
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), m.weights.data());
+  }
+  ceres::Solver::Options o;
+  o.linear_solver_type = ceres::DENSE_QR;
+  o.logging_type = ceres::SILENT;
+  o.max_num_iterations = 100;
+  ceres::Solver::Summary summary;
+  ceres::Solve(o, &problem, &summary);
+  if (message) *message = summary.message;
+  if (!summary.IsSolutionUsable()) return false;
+  double sum = 0;
+  for (const ComputeSample* s : train) {
+    const double r = std::log(m.seconds(s->kernel) / s->seconds);
+    sum += r * r;
+  }
+  m.residual_sigma = std::sqrt(sum / static_cast<double>(std::max<std::size_t>(1, train.size() - std::min(train.size() - 1, n))));
+  m.covariance.clear();
+  if (covariance) {
+    ceres::Covariance::Options co;
+    co.algorithm_type = ceres::DENSE_SVD;
+    co.null_space_rank = -1;
+    ceres::Covariance cov(co);
+    const std::vector<std::pair<const double*, const double*>> blocks = {{m.weights.data(), m.weights.data()}};
+    if (cov.Compute(blocks, &problem)) {
+      m.covariance.assign(n * n, 0.0);
+      cov.GetCovarianceBlock(m.weights.data(), m.weights.data(), m.covariance.data());
+    }
+  }
+  return true;
+}
+
+ErrorStats cross_validate_regression(const RegressionModel& shape, const std::vector<ComputeSample>& samples) {
+  const std::vector<int> f = folds(samples.size());
+  std::vector<double> ape;
+  int inside = 0;
+  for (int fold = 0; fold < kFolds; ++fold) {
+    std::vector<const ComputeSample*> train, test;
+    for (std::size_t i = 0; i < samples.size(); ++i) (f[i] == fold ? test : train).push_back(&samples[i]);
+    if (test.empty() || train.size() <= shape.features.size()) continue;
+    RegressionModel m = shape;
+    if (!solve_regression(m, train, true, nullptr)) continue;
+    for (const ComputeSample* s : test) {
+      const double t = m.seconds(s->kernel);
+      ape.push_back(100 * std::abs(t - s->seconds) / s->seconds);
+      const auto [low, high] = m.interval(s->kernel);
+      inside += s->seconds >= low && s->seconds <= high;
+    }
+  }
+  return error_stats(ape, inside);
+}
+
+// Analytic family: a device with some parameters replaced, in log form where they are scales.
+struct AnalyticResidual {
+  const DeviceSpec* base;
+  const Kernel* kernel;
+  double log_measured;
+  bool conv;
+  bool operator()(const double* p, double* residual) const {
+    DeviceSpec d = *base;
+    if (!conv) {
+      d.peak_flops[MathMode::fp32] = std::exp(p[0]);
+      d.launch_overhead_s = std::exp(p[1]);
+      d.gemm.half_efficiency_k = std::max(0.0, p[2]);
+      d.gemm.max_efficiency = 1.0;
+    } else {
+      d.conv.max_efficiency = std::clamp(p[0], 1e-3, 1.0);
+      d.conv.half_efficiency_k = std::max(0.0, p[1]);
+      d.memory_bandwidth = std::exp(p[2]);
+    }
+    const AnalyticComputeModel model(d);
+    residual[0] = std::log(model.seconds(*kernel, {})) - log_measured;
+    return true;
+  }
+};
+
+bool solve_analytic(DeviceSpec& device, const std::vector<const ComputeSample*>& train, bool conv, std::string* message) {
+  std::vector<double> p = conv ? std::vector<double>{device.conv.max_efficiency, device.conv.half_efficiency_k, std::log(device.memory_bandwidth)}
+                               : std::vector<double>{std::log(device.peak_flops.at(MathMode::fp32)), std::log(std::max(device.launch_overhead_s, 1e-7)),
+                                                     device.gemm.half_efficiency_k};
+  ceres::Problem problem;
+  int used = 0;
+  for (const ComputeSample* s : train) {
+    if ((s->kernel.cls == KernelClass::conv) != conv) continue;
+    ++used;
+    problem.AddResidualBlock(new ceres::NumericDiffCostFunction<AnalyticResidual, ceres::CENTRAL, 1, 3>(
+                                 new AnalyticResidual{&device, &s->kernel, std::log(s->seconds), conv}),
+                             new ceres::HuberLoss(0.1), p.data());
+  }
+  if (used < 5) {
+    if (message) *message = std::to_string(used) + (conv ? " convolutions" : " GEMMs") + ": too few to fit";
+    return false;
+  }
+  if (conv) {
+    problem.SetParameterLowerBound(p.data(), 0, 1e-3);
+    problem.SetParameterUpperBound(p.data(), 0, 1.0);
+  }
+  problem.SetParameterLowerBound(p.data(), conv ? 1 : 2, 0.0);
+  ceres::Solver::Options o;
+  o.linear_solver_type = ceres::DENSE_QR;
+  o.logging_type = ceres::SILENT;
+  o.max_num_iterations = 100;
+  ceres::Solver::Summary summary;
+  ceres::Solve(o, &problem, &summary);
+  if (message) *message = summary.message;
+  if (!summary.IsSolutionUsable()) return false;
+  double* residual_unused = nullptr;
+  (void)residual_unused;
+  if (!conv) {
+    device.peak_flops[MathMode::fp32] = std::exp(p[0]);
+    device.launch_overhead_s = std::exp(p[1]);
+    device.gemm.half_efficiency_k = p[2];
+    device.gemm.max_efficiency = 1.0;
+  } else {
+    device.conv.max_efficiency = p[0];
+    device.conv.half_efficiency_k = p[1];
+    device.memory_bandwidth = std::exp(p[2]);
+  }
+  return true;
+}
+
+bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* message) {
+  const bool gemm = solve_analytic(device, train, false, message);
+  std::string conv_message;
+  const bool conv = solve_analytic(device, train, true, &conv_message);
+  if (message && !conv) *message += "; convolutions: " + conv_message;
+  return gemm || conv;
+}
+
+}  // namespace
+
+ComputeData load_compute_data(const std::vector<std::string>& files) {
+  ComputeData d;
+  std::set<std::string> hosts, devices;
+  std::set<std::string> seen;
+  for (const std::string& file : files) {
+    const auto records = bench::read_records(file);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const bench::Record& r = records[i];
+      if (r.op != "gemm" && r.op.rfind("conv_", 0) != 0) continue;
+      const std::string where = file + " record " + std::to_string(i + 1);
+      if (r.status != "ok" || !r.timing) {
+        d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
+        continue;
+      }
+      if (!std::isfinite(r.timing->median) || r.timing->median <= 0) {
+        d.excluded.push_back({where, "time is not a positive number"});
+        continue;
+      }
+      std::optional<Kernel> k;
+      try {
+        k = kernel_of(r);
+      } catch (const std::exception& e) {
+        d.excluded.push_back({where, std::string("parameters unusable: ") + e.what()});
+        continue;
+      }
+      if (!k) {
+        d.excluded.push_back({where, "unknown dtype " + r.dtype});
+        continue;
+      }
+      const std::string id = r.op + r.params.dump() + r.dtype;
+      if (!seen.insert(id).second) {
+        d.excluded.push_back({where, "duplicate shape"});
+        continue;
+      }
+      hosts.insert(r.host);
+      devices.insert(r.layout.value("device", std::string("?")));
+      d.threads = r.layout.value("threads", 0);
+      d.samples.push_back({*k, regression_class(*k), r.timing->median});
+    }
+  }
+  const auto several = [](const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  if (hosts.size() > 1) throw InputError("compute measurements from several hosts (" + several(hosts) + "); fit one system at a time");
+  if (devices.size() > 1) throw InputError("compute measurements from several devices (" + several(devices) + "); fit one device at a time");
+  if (!hosts.empty()) d.host = *hosts.begin();
+  if (!devices.empty()) d.device = *devices.begin();
+  return d;
+}
+
+RegressionFit fit_regression(const std::string& kernel_class, const std::vector<ComputeSample>& all) {
+  RegressionFit out;
+  std::vector<ComputeSample> samples;
+  for (const ComputeSample& s : all)
+    if (s.kernel_class == kernel_class) samples.push_back(s);
+  out.model.kernel_class = kernel_class;
+  if (samples.size() < 12) {
+    out.message = std::to_string(samples.size()) + " measurements: too few to fit and cross-validate";
+    return out;
+  }
+  out.model.dtype = samples.front().kernel.dtype;
+  // Greedy forward selection by cross-validated error, never by training error.
+  out.model.features = {"one", "log_flops"};
+  ErrorStats best = cross_validate_regression(out.model, samples);
+  const auto& names = regression_feature_names();
+  while (out.model.features.size() < 10) {
+    std::string pick;
+    ErrorStats pick_stats = best;
+    for (const std::string& f : names) {
+      if (std::find(out.model.features.begin(), out.model.features.end(), f) != out.model.features.end()) continue;
+      RegressionModel candidate = out.model;
+      candidate.features.push_back(f);
+      const ErrorStats e = cross_validate_regression(candidate, samples);
+      if (e.count && e.mape < pick_stats.mape - 0.2) pick = f, pick_stats = e;
+    }
+    if (pick.empty()) break;
+    out.model.features.push_back(pick);
+    best = pick_stats;
+  }
+  std::vector<const ComputeSample*> train;
+  for (const ComputeSample& s : samples) train.push_back(&s);
+  out.converged = solve_regression(out.model, train, true, &out.message);
+  out.held_out = best;
+  return out;
+}
+
+AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
+  AnalyticFit out;
+  out.device = base;
+  if (data.threads > 0) out.device.multiprocessors = data.threads;  // a CPU backend's threads are its "SMs"
+  std::vector<const ComputeSample*> all;
+  for (const ComputeSample& s : data.samples) all.push_back(&s);
+  out.converged = fit_device(out.device, all, &out.message);
+  // Held-out errors per class: refit on the other folds.
+  const std::vector<int> f = folds(data.samples.size());
+  std::map<std::string, std::vector<double>> ape;
+  for (int fold = 0; fold < kFolds; ++fold) {
+    std::vector<const ComputeSample*> train;
+    for (std::size_t i = 0; i < data.samples.size(); ++i)
+      if (f[i] != fold) train.push_back(&data.samples[i]);
+    DeviceSpec d = base;
+    if (data.threads > 0) d.multiprocessors = data.threads;
+    if (!fit_device(d, train, nullptr)) continue;
+    const AnalyticComputeModel model(d);
+    for (std::size_t i = 0; i < data.samples.size(); ++i)
+      if (f[i] == fold) {
+        const ComputeSample& s = data.samples[i];
+        ape[s.kernel_class].push_back(100 * std::abs(model.seconds(s.kernel, {}) - s.seconds) / s.seconds);
+      }
+  }
+  for (auto& [cls, errors] : ape) out.held_out.push_back({cls, error_stats(errors, 0)});
+  return out;
+}
+
+}  // namespace dnnperf::fitting

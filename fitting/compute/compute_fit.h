@@ -1,0 +1,59 @@
+#pragma once
+// Fitting the two compute families to GEMM and convolution measurements (from `dnnperf bench` or
+// the PyTorch backend, scripts/torch_bench.py):
+//
+//  * analytic: the roofline model's own parameters — effective fp32 peak, launch overhead and the
+//    GEMM pipeline fill from GEMMs; convolution efficiency and fill, and memory bandwidth, from
+//    convolutions — by Ceres on log errors, bounded to stay physical.
+//  * regression: per kernel class, log time linear in shape features (regression_model.h), by
+//    Ceres with a Huber loss in log space; features chosen greedily by cross-validated error.
+//
+// Errors are always on shapes a fit did not see (5 folds over the measured shapes).
+#include <string>
+#include <vector>
+
+#include "fitting/comm/comm_data.h"
+#include "fitting/error_stats.h"
+#include "models/compute/regression_model.h"
+#include "predictor/hardware/hardware_profile.h"
+#include "predictor/lowering/kernel.h"
+
+namespace dnnperf::fitting {
+
+struct ComputeSample {
+  Kernel kernel;
+  std::string kernel_class;  // regression_class()
+  double seconds = 0;
+};
+
+struct ComputeData {
+  std::vector<ComputeSample> samples;
+  std::vector<Exclusion> excluded;
+  std::string host;
+  std::string device;
+  int threads = 0;  // CPU threads the backend used (0: not a CPU measurement)
+};
+
+/// GEMM and convolution records of the files. Throws InputError for measurements of several
+/// hosts or devices, which one fit must not mix.
+ComputeData load_compute_data(const std::vector<std::string>& files);
+
+struct RegressionFit {
+  RegressionModel model;
+  bool converged = false;
+  std::string message;
+  ErrorStats held_out;
+};
+
+RegressionFit fit_regression(const std::string& kernel_class, const std::vector<ComputeSample>& samples);
+
+struct AnalyticFit {
+  DeviceSpec device;      // the base device with the fitted parameters
+  bool converged = false;
+  std::string message;
+  std::vector<std::pair<std::string, ErrorStats>> held_out;  // per kernel class
+};
+
+AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data);
+
+}  // namespace dnnperf::fitting

@@ -1,0 +1,20 @@
+#include "models/compute/profile_model.h"
+
+namespace dnnperf {
+
+ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profile_(profile), analytic_(profile.device) {}
+
+const RegressionModel* ProfileComputeModel::regression_for(const Kernel& k) const {
+  if (profile_.compute_regression.empty() || (k.cls != KernelClass::gemm && k.cls != KernelClass::conv)) return nullptr;
+  const std::string cls = regression_class(k);
+  for (const RegressionModel& m : profile_.compute_regression)
+    if (m.kernel_class == cls && m.dtype == k.dtype) return &m;
+  return nullptr;
+}
+
+double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& options) const {
+  if (const RegressionModel* m = regression_for(k)) return m->seconds(k);
+  return analytic_.seconds(k, options);
+}
+
+}  // namespace dnnperf

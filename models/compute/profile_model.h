@@ -1,0 +1,23 @@
+#pragma once
+// ProfileComputeModel: the compute model a profile calls for — its regression model for a kernel
+// class where calibration chose one (and the kernel's element type matches what it was fitted
+// on), the analytic model for everything else.
+#include "models/compute/analytic_model.h"
+#include "models/compute/regression_model.h"
+
+namespace dnnperf {
+
+class ProfileComputeModel final : public ComputeModel {
+ public:
+  /// Keeps a reference: `profile` must outlive the model.
+  explicit ProfileComputeModel(const HardwareProfile& profile);
+  double seconds(const Kernel& kernel, const ExecutionOptions& options) const override;
+  /// The regression model that prices `kernel`, or null when the analytic model does.
+  const RegressionModel* regression_for(const Kernel& kernel) const;
+
+ private:
+  const HardwareProfile& profile_;
+  AnalyticComputeModel analytic_;
+};
+
+}  // namespace dnnperf

@@ -1,0 +1,75 @@
+#include "models/compute/regression_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf {
+namespace {
+
+double lg(double v) { return std::log(std::max(v, 1.0)); }
+
+}  // namespace
+
+const std::vector<std::string>& regression_feature_names() {
+  static const std::vector<std::string> names = {"one", "log_flops", "log_bytes", "log_m", "log_n", "log_k",
+                                                 "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
+                                                 "log_window", "log_stride", "trans_a", "trans_b", "k_fill"};
+  return names;
+}
+
+double regression_feature(const Kernel& k, std::string_view name) {
+  const GemmShape g = implicit_gemm(k);
+  const double bytes = k.bytes_read + k.bytes_written;
+  if (name == "one") return 1.0;
+  if (name == "log_flops") return lg(k.flops);
+  if (name == "log_bytes") return lg(bytes);
+  if (name == "log_m") return lg(static_cast<double>(g.m));
+  if (name == "log_n") return lg(static_cast<double>(g.n));
+  if (name == "log_k") return lg(static_cast<double>(g.k));
+  if (name == "log_min_dim") return lg(static_cast<double>(std::min({g.m, g.n, g.k})));
+  if (name == "log_flops_squared") return lg(k.flops) * lg(k.flops) / 10.0;
+  if (name == "log_intensity") return std::log(std::max(k.flops, 1.0) / std::max(bytes, 1.0));
+  if (name == "log_batch") return lg(static_cast<double>(g.batch));
+  if (name == "log_window") return k.cls == KernelClass::conv ? lg(static_cast<double>(k.conv.r * k.conv.s)) : 0.0;
+  if (name == "log_stride") return k.cls == KernelClass::conv ? lg(static_cast<double>(k.conv.stride_h * k.conv.stride_w)) : 0.0;
+  if (name == "trans_a") return g.trans_a ? 1.0 : 0.0;
+  if (name == "trans_b") return g.trans_b ? 1.0 : 0.0;
+  // Each output tile loops over k: short loops waste their pipeline fill (as the analytic model's
+  // half_efficiency_k says), in log form.
+  if (name == "k_fill") return std::log(static_cast<double>(g.k) / (static_cast<double>(g.k) + 64.0));
+  throw InputError("unknown regression feature '" + std::string(name) + "'");
+}
+
+std::string regression_class(const Kernel& k) {
+  if (k.cls == KernelClass::gemm) return "gemm";
+  if (k.cls != KernelClass::conv) return "";
+  return k.phase == Phase::forward ? "conv_forward" : k.phase == Phase::backward_data ? "conv_backward_data" : "conv_backward_filter";
+}
+
+std::vector<double> RegressionModel::feature_values(const Kernel& k) const {
+  std::vector<double> v;
+  v.reserve(features.size());
+  for (const std::string& f : features) v.push_back(regression_feature(k, f));
+  return v;
+}
+
+double RegressionModel::seconds(const Kernel& k) const {
+  const std::vector<double> v = feature_values(k);
+  return std::exp(log_seconds_with(weights.data(), v));
+}
+
+std::pair<double, double> RegressionModel::interval(const Kernel& k) const {
+  const std::vector<double> v = feature_values(k);
+  const double center = log_seconds_with(weights.data(), v);
+  double variance = residual_sigma * residual_sigma;
+  const std::size_t n = v.size();
+  if (covariance.size() == n * n)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) variance += v[i] * covariance[i * n + j] * v[j];
+  const double spread = 1.96 * std::sqrt(std::max(variance, 0.0));
+  return {std::exp(center - spread), std::exp(center + spread)};
+}
+
+}  // namespace dnnperf

@@ -1,0 +1,67 @@
+"""Measurement records in dnnperf's format (docs/measurement-format.md), written one flushed line
+at a time so that an interrupted run keeps everything it measured, and resumable."""
+import datetime
+import json
+import os
+import socket
+import statistics
+
+SCHEMA = "dnnperf.measurements/1"
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def key(record):
+    return (record["op"], record["algorithm"], record["dtype"], json.dumps(record["params"], sort_keys=True),
+            json.dumps(record["layout"], sort_keys=True))
+
+
+def timing(samples):
+    s = sorted(samples)
+    return {"median": statistics.median(s), "min": s[0], "max": s[-1],
+            "stddev": statistics.stdev(s) if len(s) > 1 else 0.0}
+
+
+class RecordWriter:
+    """Appends records to `path`; refuses to overwrite unless resuming, and drops a torn last line."""
+
+    def __init__(self, path, resume, libraries):
+        self.path = path
+        self.done = set()
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            if not resume:
+                raise SystemExit(f"{path}: exists already; pass --resume to continue it, or choose another output")
+            kept = []
+            with open(path) as f:
+                lines = f.read().split("\n")
+            for i, line in enumerate(lines):
+                if not line:
+                    continue
+                try:
+                    j = json.loads(line)
+                except json.JSONDecodeError:
+                    if i == len(lines) - 1:
+                        break  # a line cut short by an interrupted run
+                    raise SystemExit(f"{path}:{i + 1}: not a JSON line; not a measurement file")
+                if i == len(lines) - 1:
+                    break  # no newline after it: incomplete
+                if j.get("type") == "record":
+                    self.done.add(key(j))
+                kept.append(line)
+            with open(path, "w") as f:
+                f.write("".join(line + "\n" for line in kept))
+        self.file = open(path, "a")
+        self._write({"type": "context", "schema": SCHEMA, "host": socket.gethostname(), "date": utc_now(),
+                     "tool": "dnnperf torch backend", "build": "python", "libraries": libraries})
+
+    def _write(self, obj):
+        self.file.write(json.dumps(obj) + "\n")
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def write(self, record):
+        record = dict(record, type="record")
+        self._write(record)
+        self.done.add(key(record))

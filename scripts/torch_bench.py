@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""PyTorch calibration backend: times the kernels dnnperf's lowering produces (GEMMs and the three
+convolution directions) through torch, on the CPU or a CUDA device, into dnnperf measurement
+records. Shape sets come from dnnperf itself (`dnnperf bench --list-shapes`), so both backends
+measure the same shapes:
+
+    /usr/bin/python3 scripts/torch_bench.py --shapes sample:200:1 -o cpu_sample.jsonl
+    /usr/bin/python3 scripts/torch_bench.py --shapes zoo:resnet18 --batch 8 -o cpu_resnet18.jsonl
+
+Each kernel: warm-up, then repetitions until about --target seconds (at least 5), median and
+spread. Kernels above --max-flops are recorded as skipped (a single-threaded CPU would take
+minutes). --time-budget stops cleanly; --resume continues a file.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+
+from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
+import socket  # noqa: E402
+
+
+def conv_output(p):
+    oh = (p["h"] + 2 * p["pad_h"] - p["dilation_h"] * (p["r"] - 1) - 1) // p["stride_h"] + 1
+    ow = (p["w"] + 2 * p["pad_w"] - p["dilation_w"] * (p["s"] - 1) - 1) // p["stride_w"] + 1
+    return oh, ow
+
+
+def flops(op, p):
+    if op == "gemm":
+        return 2.0 * p["m"] * p["n"] * p["k"] * p["batch"]
+    oh, ow = conv_output(p)
+    return 2.0 * p["n"] * p["k"] * oh * ow * (p["c"] // p["groups"]) * p["r"] * p["s"]
+
+
+def make_call(op, p, device):
+    g = torch.Generator(device="cpu").manual_seed(7)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=g).mul_(2).sub_(1).to(device)  # uniform in [-1, 1): never zeros
+
+    if op == "gemm":
+        shape_a = (p["k"], p["m"]) if p["trans_a"] else (p["m"], p["k"])
+        shape_b = (p["n"], p["k"]) if p["trans_b"] else (p["k"], p["n"])
+        if p["batch"] > 1:
+            a, b = rand(p["batch"], *shape_a), rand(p["batch"], *shape_b)
+            a = a.transpose(1, 2) if p["trans_a"] else a
+            b = b.transpose(1, 2) if p["trans_b"] else b
+            return lambda: torch.bmm(a, b)
+        a, b = rand(*shape_a), rand(*shape_b)
+        a = a.t() if p["trans_a"] else a
+        b = b.t() if p["trans_b"] else b
+        return lambda: torch.mm(a, b)
+    stride, pad, dil = (p["stride_h"], p["stride_w"]), (p["pad_h"], p["pad_w"]), (p["dilation_h"], p["dilation_w"])
+    x = rand(p["n"], p["c"], p["h"], p["w"])
+    w = rand(p["k"], p["c"] // p["groups"], p["r"], p["s"])
+    if op == "conv_forward":
+        return lambda: torch.nn.functional.conv2d(x, w, None, stride, pad, dil, p["groups"])
+    oh, ow = conv_output(p)
+    dy = rand(p["n"], p["k"], oh, ow)
+    mask = [True, False, False] if op == "conv_backward_data" else [False, True, False]
+    # What autograd runs for a convolution's backward.
+    return lambda: torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, dil, False, [0, 0], p["groups"], mask)
+
+
+def measure(call, device, target):
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    for _ in range(2):
+        call()
+    sync()
+    samples = []
+    spent = 0.0
+    while len(samples) < 5 or (spent < target and len(samples) < 200):
+        t0 = time.perf_counter()
+        call()
+        sync()
+        t = time.perf_counter() - t0
+        samples.append(t)
+        spent += t
+    return samples
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", required=True, help="zoo:NETWORK, deepbench, sample:N[:SEED], square:N,...")
+    parser.add_argument("--batch", type=int, default=32, help="batch for zoo:NETWORK")
+    parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
+    parser.add_argument("--max-flops", type=float, default=4e9, help="skip larger kernels (default 4e9)")
+    parser.add_argument("--target", type=float, default=0.1, help="seconds of repetitions per kernel")
+    parser.add_argument("--time-budget", type=float, default=0.0, help="stop cleanly after this many seconds")
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--dnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "dnnperf"))
+    args = parser.parse_args()
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        print("torch_bench: no CUDA device available to PyTorch; nothing measured", file=sys.stderr)
+        return 77
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        listed = subprocess.run([args.dnnperf, "bench", "gemm", "--shapes", args.shapes, "--batch", str(args.batch), "--list-shapes"],
+                                capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"torch_bench: cannot get the shape set from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
+        return 1
+    kernels = json.loads(listed)
+    layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
+    if args.device.startswith("cuda"):
+        layout["device"] = torch.cuda.get_device_name()
+    writer = RecordWriter(args.output, args.resume, {"torch": torch.__version__})
+    start = time.time()
+    written = 0
+    for i, kern in enumerate(kernels):
+        if args.time_budget and time.time() - start > args.time_budget:
+            print(f"\ntorch_bench: time budget reached after {i} of {len(kernels)} kernels", file=sys.stderr)
+            break
+        record = {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
+                  "layout": layout, "library": "PyTorch", "library_version": torch.__version__,
+                  "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
+        if key(record) in writer.done:
+            continue
+        f = flops(kern["op"], kern["params"])
+        if f > args.max_flops:
+            record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
+        else:
+            try:
+                samples = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target)
+                record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
+                              metrics={"flop_rate": f / timing(samples)["median"]})
+            except RuntimeError as e:  # out of memory, an unsupported configuration
+                record.update(status="skipped", reason=str(e).split("\n")[0][:200])
+        writer.write(record)
+        written += 1
+        if sys.stderr.isatty():
+            elapsed = time.time() - start
+            print(f"\r[{i + 1}/{len(kernels)}] {elapsed:.0f} s elapsed, ETA {elapsed / (i + 1) * (len(kernels) - i - 1):.0f} s", end="", file=sys.stderr)
+    print(f"\ntorch_bench: {written} records written to {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
