@@ -86,6 +86,8 @@ check fit_compute 0 'regression chosen for' -- "$bin" fit "$torchmeas" "$meas" -
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
+check validate 0 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
+check validate_failed_case 0 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
 rm -rf "$tmp"
 "$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '

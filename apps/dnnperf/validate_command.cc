@@ -1,0 +1,165 @@
+#include "apps/dnnperf/validate_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/dnnperf/format.h"
+#include "predictor/common/error.h"
+#include "predictor/import/network_loader.h"
+#include "predictor/prediction/predict.h"
+
+namespace dnnperf::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string hardware = "cpu";
+  std::vector<std::string> networks;
+  std::vector<std::int64_t> batches;
+  std::vector<int> procs{1};
+  std::vector<std::int64_t> input{64, 64};
+  std::int64_t sequence = 64;
+  int iterations = 10;
+  bool inference = false;
+  bool json = false;
+  std::string python = "/usr/bin/python3";
+};
+
+struct Measured {
+  bool ok = false;
+  double median = 0, min = 0;
+  std::string error;
+};
+
+/// One ground-truth run of scripts/torch_train.py.
+Measured ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
+  const std::string out = (std::filesystem::temp_directory_path() / ("dnnperf_validate_" + std::to_string(getpid()) + "_" + std::to_string(run) + ".json")).string();
+  std::filesystem::remove(out);
+  const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py";
+  const std::string command = o.python + " '" + script + "' --network '" + network + "' --batch " + std::to_string(batch) +
+                              " --procs " + std::to_string(procs) + " --input " + std::to_string(o.input[0]) + "," +
+                              std::to_string(o.input.size() > 1 ? o.input[1] : o.input[0]) + " --seq " + std::to_string(o.sequence) +
+                              " --iterations " + std::to_string(o.iterations) + (o.inference ? " --inference" : "") +
+                              " --port " + std::to_string(29500 + (getpid() % 400) + run) + " -o '" + out + "' 2>&1";
+  Measured m;
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) {
+    m.error = "cannot start " + o.python;
+    return m;
+  }
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  if (status != 0 || !std::filesystem::exists(out)) {
+    m.error = output.empty() ? "the PyTorch run failed (status " + std::to_string(status) + ")" : output.substr(output.rfind('\n', output.size() - 2) + 1);
+    while (!m.error.empty() && (m.error.back() == '\n' || m.error.back() == '\r')) m.error.pop_back();
+    return m;
+  }
+  std::ifstream in(out);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::filesystem::remove(out);
+  m.ok = true;
+  m.median = j.at("median_s");
+  m.min = j.at("min_s");
+  return m;
+}
+
+void run_validate(const ValidateOptions& o) {
+  if (o.networks.empty() || o.batches.empty()) throw InputError("--networks and --batch are required");
+  const HardwareProfile hw = find_hardware_profile(o.hardware);
+  nlohmann::json cases = nlohmann::json::array();
+  std::vector<double> errors, noise;
+  if (!o.json)
+    std::cout << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs"
+              << std::setw(14) << "predicted ms" << std::setw(13) << "measured ms" << std::setw(10) << "min ms" << std::setw(9)
+              << "error %" << std::setw(9) << "noise %" << "\n";
+  for (const std::string& network : o.networks)
+    for (std::int64_t batch : o.batches)
+      for (int procs : o.procs) {
+        nlohmann::json c = {{"network", network}, {"batch", batch}, {"procs", procs}, {"inference", o.inference}};
+        try {
+          LoadOptions load;
+          load.batch = batch;
+          if (!network.ends_with(".json") && !network.ends_with(".onnx")) {
+            if (network.find("transformer") != std::string::npos || network.find("gpt") != std::string::npos || network.find("bert") != std::string::npos)
+              load.sequence = o.sequence;
+            else
+              load.image = std::array<std::int64_t, 2>{o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]};
+          }
+          load.with_loss = !o.inference;
+          const Graph g = load_network(network, load);
+          RunConfig config;
+          config.inference = o.inference;
+          config.plan.devices_per_node = procs;
+          const Prediction p = predict(g, hw, config);
+          c["predicted_s"] = p.iteration_s;
+          const Measured a = ground_truth(o, network, batch, procs, 0);
+          const Measured b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
+          if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
+          const double measured = 0.5 * (a.median + b.median);
+          const double error = 100 * (p.iteration_s - measured) / measured;
+          const double floor = 100 * std::abs(a.median - b.median) / measured;
+          c.update({{"measured_s", measured}, {"measured_runs_s", {a.median, b.median}}, {"min_s", std::min(a.min, b.min)},
+                    {"error_percent", error}, {"noise_percent", floor}, {"status", "ok"}});
+          errors.push_back(std::abs(error));
+          noise.push_back(floor);
+          if (!o.json)
+            std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << std::setw(14)
+                      << fixed(1e3 * p.iteration_s, 2) << std::setw(13) << fixed(1e3 * measured, 2) << std::setw(10)
+                      << fixed(1e3 * std::min(a.min, b.min), 2) << std::setw(9) << fixed(error, 1) << std::setw(9) << fixed(floor, 1) << "\n";
+        } catch (const std::exception& e) {
+          c.update({{"status", "failed"}, {"reason", e.what()}});
+          if (!o.json) std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << "  FAILED: " << e.what() << "\n";
+        }
+        cases.push_back(c);
+      }
+  const auto summary = [](std::vector<double> v) {
+    nlohmann::json s = {{"count", v.size()}};
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    s.update({{"mean", sum / static_cast<double>(v.size())}, {"median", v[v.size() / 2]}, {"max", v.back()}});
+    return s;
+  };
+  const nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)}, {"noise_floor_percent", summary(noise)}};
+  if (o.json) {
+    std::cout << result.dump(2) << "\n";
+    return;
+  }
+  const auto& e = result["absolute_error_percent"];
+  const auto& n = result["noise_floor_percent"];
+  if (!errors.empty())
+    std::cout << "\nMAPE " << fixed(e["mean"], 1) << "%, median " << fixed(e["median"], 1) << "%, max " << fixed(e["max"], 1)
+              << "% over " << errors.size() << " cases; run-to-run noise floor: mean " << fixed(n["mean"], 1) << "%, max "
+              << fixed(n["max"], 1) << "%\n";
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* c = app.add_subcommand("validate", "Compare predictions with real PyTorch training iterations or inferences");
+  c->add_option("--hardware", o->hardware, "profile (name or path): a calibrated one for this machine")->capture_default_str();
+  c->add_option("--networks", o->networks, "zoo networks (torchvision CNNs, transformer_encoder)")->delimiter(',')->required();
+  c->add_option("--batch", o->batches, "batches per process")->delimiter(',')->required()->check(CLI::PositiveNumber);
+  c->add_option("--procs", o->procs, "data-parallel processes (DDP with gloo)")->delimiter(',')->check(CLI::PositiveNumber);
+  c->add_option("--input", o->input, "image size H,W")->delimiter(',')->expected(1, 2);
+  c->add_option("--seq", o->sequence, "tokens per sample for transformers")->capture_default_str();
+  c->add_option("--iterations", o->iterations, "timed iterations per run (two runs per case)")->capture_default_str();
+  c->add_flag("--inference", o->inference, "validate inference instead of training");
+  c->add_flag("--json", o->json, "print one JSON object");
+  c->callback([o] { run_validate(*o); });
+}
+
+}  // namespace dnnperf::cli

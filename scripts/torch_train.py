@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Ground truth: times real PyTorch training iterations (zero_grad, forward, loss, backward, SGD
+step) or inferences of a zoo network, single-process or data-parallel with DDP (gloo on CPU,
+NCCL on GPU), and writes the timings as JSON.
+
+    /usr/bin/python3 scripts/torch_train.py --network resnet18 --batch 8 --input 64,64 -o out.json
+    /usr/bin/python3 scripts/torch_train.py --network transformer_encoder --batch 16 --seq 64 --procs 2 -o out.json
+
+Networks are built from the same definitions as dnnperf's zoo: torchvision's models and
+scripts/dnnperf_py/models.py. The median and minimum of the timed iterations (after warm-up) are
+reported; with several processes an iteration lasts as long as its slowest rank.
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+import torchvision  # noqa: E402
+
+from dnnperf_py.models import TransformerEncoderClassifier  # noqa: E402
+
+VISION = {
+    "alexnet": torchvision.models.alexnet, "vgg11": torchvision.models.vgg11, "vgg16": torchvision.models.vgg16,
+    "resnet18": torchvision.models.resnet18, "resnet34": torchvision.models.resnet34, "resnet50": torchvision.models.resnet50,
+    "mobilenet_v2": torchvision.models.mobilenet_v2, "densenet121": torchvision.models.densenet121,
+    "inception_v3": lambda: torchvision.models.inception_v3(aux_logits=True, init_weights=False),
+    "inception_v3_noaux": lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=False),
+}
+
+
+def build(args):
+    if args.network in VISION:
+        model = VISION[args.network]()
+        h, w = args.input
+        x = torch.randn(args.batch, 3, h, w)
+        y = torch.randint(0, 1000, (args.batch,))
+        return model, x, y
+    if args.network == "transformer_encoder":
+        model = TransformerEncoderClassifier()
+        x = torch.randint(0, 10000, (args.batch, args.seq))
+        y = torch.randint(0, 10, (args.batch,))
+        return model, x, y
+    raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'])})")
+
+
+def run(rank, args, result_path):
+    if args.procs > 1:
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{args.port}", rank=rank, world_size=args.procs)
+    torch.manual_seed(rank)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    model, x, y = build(args)
+    if args.procs > 1 and not args.inference:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        if args.inference:
+            with torch.no_grad():
+                model(x)
+            return
+        opt.zero_grad()
+        out = model(x)
+        if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
+            loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
+        else:
+            loss = loss_fn(out, y)
+        loss.backward()
+        opt.step()
+
+    model.train(not args.inference)
+    for _ in range(args.warmup):
+        step()
+    times = []
+    for _ in range(args.iterations):
+        if args.procs > 1:
+            dist.barrier()
+        t0 = time.perf_counter()
+        step()
+        t = torch.tensor([time.perf_counter() - t0])
+        if args.procs > 1:
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        times.append(float(t))
+    if rank == 0:
+        out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
+               "input": args.input if args.network in VISION else [args.seq], "iterations": args.iterations,
+               "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
+               "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(),
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        with open(result_path, "w") as f:
+            json.dump(out, f, indent=2)
+    if args.procs > 1:
+        dist.destroy_process_group()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--network", required=True)
+    p.add_argument("--batch", type=int, required=True, help="samples per process")
+    p.add_argument("--input", default="224,224", help="H,W for CNNs")
+    p.add_argument("--seq", type=int, default=128, help="tokens per sample for transformers")
+    p.add_argument("--procs", type=int, default=1)
+    p.add_argument("--iterations", type=int, default=10)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--inference", action="store_true")
+    p.add_argument("--port", type=int, default=29511)
+    p.add_argument("-o", "--output", required=True)
+    args = p.parse_args()
+    args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
+    if args.batch <= 0 or args.procs <= 0 or args.iterations <= 0:
+        raise SystemExit("torch_train: --batch, --procs and --iterations must be positive")
+    if args.procs > 1:
+        mp.spawn(run, args=(args, args.output), nprocs=args.procs, join=True)
+    else:
+        run(0, args, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
