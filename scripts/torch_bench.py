@@ -32,7 +32,19 @@ def conv_output(p):
     return oh, ow
 
 
+# Memory-bound passes, as dnnperf's lowering counts their traffic: (elements read, written) per
+# element of the buffer, and a torch call.
+MEMORY_OPS = {
+    "memory_copy": (1, 1, lambda x, y: y.copy_(x)),
+    "memory_elementwise": (2, 1, lambda x, y: torch.add(x, x, out=y)),
+    "memory_activation": (1, 1, lambda x, y: torch.nn.functional.relu(x)),
+    "memory_softmax": (1, 1, lambda x, y: torch.softmax(x.view(-1, 1024), dim=1)),
+}
+
+
 def flops(op, p):
+    if op.startswith("memory_"):
+        return 0.0
     if op == "gemm":
         return 2.0 * p["m"] * p["n"] * p["k"] * p["batch"]
     oh, ow = conv_output(p)
@@ -44,6 +56,12 @@ def make_call(op, p, device):
 
     def rand(*shape):
         return torch.rand(*shape, generator=g).mul_(2).sub_(1).to(device)  # uniform in [-1, 1): never zeros
+
+    if op in MEMORY_OPS:
+        n = p["bytes"] // 4
+        x, y = rand(n), rand(n)
+        fn = MEMORY_OPS[op][2]
+        return lambda: fn(x, y)
 
     if op == "gemm":
         shape_a = (p["k"], p["m"]) if p["trans_a"] else (p["m"], p["k"])
@@ -88,7 +106,8 @@ def measure(call, device, target):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", required=True, help="zoo:NETWORK, deepbench, sample:N[:SEED], square:N,...")
+    parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED], square:N,... (GEMMs and convolutions)")
+    parser.add_argument("--memory-sizes", default="", help="also memory-bound passes over these buffer sizes in bytes, e.g. 4096,1048576")
     parser.add_argument("--batch", type=int, default=32, help="batch for zoo:NETWORK")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
@@ -104,13 +123,22 @@ def main():
         return 77
     if args.threads:
         torch.set_num_threads(args.threads)
-    try:
-        listed = subprocess.run([args.dnnperf, "bench", "gemm", "--shapes", args.shapes, "--batch", str(args.batch), "--list-shapes"],
-                                capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"torch_bench: cannot get the shape set from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
-        return 1
-    kernels = json.loads(listed)
+    kernels = []
+    if args.shapes:
+        try:
+            listed = subprocess.run([args.dnnperf, "bench", "gemm", "--shapes", args.shapes, "--batch", str(args.batch), "--list-shapes"],
+                                    capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f"torch_bench: cannot get the shape set from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
+            return 1
+        kernels = json.loads(listed)
+    for size in [int(s) for s in args.memory_sizes.split(",") if s]:
+        if size < 4096 or size % 4096:
+            raise SystemExit(f"torch_bench: memory size {size} must be a positive multiple of 4096 bytes")
+        for op in MEMORY_OPS:
+            kernels.append({"op": op, "params": {"bytes": size}})
+    if not kernels:
+        raise SystemExit("torch_bench: nothing to measure (give --shapes and/or --memory-sizes)")
     layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
     if args.device.startswith("cuda"):
         layout["device"] = torch.cuda.get_device_name()
@@ -133,7 +161,8 @@ def main():
             try:
                 samples = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target)
                 record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
-                              metrics={"flop_rate": f / timing(samples)["median"]})
+                              metrics={"flop_rate": f / timing(samples)["median"]} if f else
+                              {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]})
             except RuntimeError as e:  # out of memory, an unsupported configuration
                 record.update(status="skipped", reason=str(e).split("\n")[0][:200])
         writer.write(record)

@@ -99,6 +99,7 @@ def run(rank, args, result_path):
         with open(result_path, "w") as f:
             json.dump(out, f, indent=2)
     if args.procs > 1:
+        dist.barrier()  # every rank past its last collective before any leaves
         dist.destroy_process_group()
 
 
@@ -113,13 +114,17 @@ def main():
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--inference", action="store_true")
-    p.add_argument("--port", type=int, default=29511)
+    p.add_argument("--port", type=int, default=0, help="rendezvous port for DDP (default: a free one)")
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args()
     args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
     if args.batch <= 0 or args.procs <= 0 or args.iterations <= 0:
         raise SystemExit("torch_train: --batch, --procs and --iterations must be positive")
     if args.procs > 1:
+        if not args.port:  # a port nobody listens on, so that a stale run cannot capture the rendezvous
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                args.port = s.getsockname()[1]
         mp.spawn(run, args=(args, args.output), nprocs=args.procs, join=True)
     else:
         run(0, args, args.output)

@@ -83,6 +83,11 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
             << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << "  features\n";
   std::vector<RegressionModel> chosen;
   for (const auto& [cls, a] : analytic.held_out) {
+    if (cls == "memory") {
+      std::cout << std::left << std::setw(24) << "memory passes" << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
+                << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << "-" << "\n";
+      continue;
+    }
     const fitting::RegressionFit r = fitting::fit_regression(cls, data.samples);
     std::cout << std::left << std::setw(24) << cls << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
               << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << "-" << "\n";
@@ -103,6 +108,10 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["efficiency"]["gemm"]["half_efficiency_k"] = analytic.device.gemm.half_efficiency_k;
   d["efficiency"]["conv"]["max_efficiency"] = analytic.device.conv.max_efficiency;
   d["efficiency"]["conv"]["half_efficiency_k"] = analytic.device.conv.half_efficiency_k;
+  d["efficiency"]["conv"]["tile_m"] = analytic.device.conv.tile_m;
+  d["efficiency"]["conv"]["tile_n"] = analytic.device.conv.tile_n;
+  d["efficiency"]["memory"]["max_efficiency"] = analytic.device.memory.max_efficiency;
+  d["efficiency"]["memory"]["half_efficiency_bytes"] = analytic.device.memory.half_efficiency_bytes;
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
                                             " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +

@@ -1,5 +1,6 @@
 #include "apps/dnnperf/validate_command.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@ struct ValidateOptions {
   std::vector<std::int64_t> input{64, 64};
   std::int64_t sequence = 64;
   int iterations = 10;
+  int timeout = 600;
   bool inference = false;
   bool json = false;
   std::string python = "/usr/bin/python3";
@@ -45,11 +47,11 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
   const std::string out = (std::filesystem::temp_directory_path() / ("dnnperf_validate_" + std::to_string(getpid()) + "_" + std::to_string(run) + ".json")).string();
   std::filesystem::remove(out);
   const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py";
-  const std::string command = o.python + " '" + script + "' --network '" + network + "' --batch " + std::to_string(batch) +
+  const std::string command = "timeout --kill-after=10 " + std::to_string(o.timeout) + " " + o.python + " '" + script + "' --network '" + network + "' --batch " + std::to_string(batch) +
                               " --procs " + std::to_string(procs) + " --input " + std::to_string(o.input[0]) + "," +
                               std::to_string(o.input.size() > 1 ? o.input[1] : o.input[0]) + " --seq " + std::to_string(o.sequence) +
                               " --iterations " + std::to_string(o.iterations) + (o.inference ? " --inference" : "") +
-                              " --port " + std::to_string(29500 + (getpid() % 400) + run) + " -o '" + out + "' 2>&1";
+                              " -o '" + out + "' 2>&1";
   Measured m;
   std::FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
@@ -60,6 +62,10 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
   char buffer[512];
   while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
   const int status = pclose(pipe);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 124) {
+    m.error = "the PyTorch run did not finish within " + std::to_string(o.timeout) + " s (--timeout)";
+    return m;
+  }
   if (status != 0 || !std::filesystem::exists(out)) {
     m.error = output.empty() ? "the PyTorch run failed (status " + std::to_string(status) + ")" : output.substr(output.rfind('\n', output.size() - 2) + 1);
     while (!m.error.empty() && (m.error.back() == '\n' || m.error.back() == '\r')) m.error.pop_back();
@@ -122,6 +128,7 @@ void run_validate(const ValidateOptions& o) {
           if (!o.json) std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << "  FAILED: " << e.what() << "\n";
         }
         cases.push_back(c);
+        std::cout.flush();
       }
   const auto summary = [](std::vector<double> v) {
     nlohmann::json s = {{"count", v.size()}};
@@ -158,6 +165,7 @@ void add_validate_command(CLI::App& app) {
   c->add_option("--seq", o->sequence, "tokens per sample for transformers")->capture_default_str();
   c->add_option("--iterations", o->iterations, "timed iterations per run (two runs per case)")->capture_default_str();
   c->add_flag("--inference", o->inference, "validate inference instead of training");
+  c->add_option("--timeout", o->timeout, "seconds one ground-truth run may take")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_flag("--json", o->json, "print one JSON object");
   c->callback([o] { run_validate(*o); });
 }

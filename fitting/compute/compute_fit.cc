@@ -24,6 +24,20 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
   const auto dtype = parse_dtype(r.dtype == "tf32" ? "f32" : r.dtype);
   if (!dtype) return std::nullopt;
   const nlohmann::json& p = r.params;
+  if (r.op.rfind("memory_", 0) == 0) {
+    // Traffic as the lowering counts it for the same pass (docs/measurement-format.md).
+    const std::int64_t n = p.at("bytes").get<std::int64_t>() / dtype_bytes(*dtype);
+    Kernel k;
+    k.dtype = *dtype;
+    k.elements = n;
+    const double b = static_cast<double>(n) * dtype_bytes(*dtype);
+    if (r.op == "memory_copy") k.cls = KernelClass::copy, k.bytes_read = b, k.bytes_written = b;
+    else if (r.op == "memory_elementwise") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = static_cast<double>(n);
+    else if (r.op == "memory_activation") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = static_cast<double>(n);
+    else if (r.op == "memory_softmax") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b, k.flops = 5.0 * static_cast<double>(n);
+    else return std::nullopt;
+    return k;
+  }
   if (r.op == "gemm") {
     const GemmShape g{p.at("m").get<std::int64_t>(), p.at("n").get<std::int64_t>(), p.at("k").get<std::int64_t>(),
                       p.at("batch").get<std::int64_t>(), p.at("trans_a").get<bool>(), p.at("trans_b").get<bool>()};
@@ -132,51 +146,88 @@ ErrorStats cross_validate_regression(const RegressionModel& shape, const std::ve
 }
 
 // Analytic family: a device with some parameters replaced, in log form where they are scales.
+enum class Stage { memory, gemm, conv };
+
+/// Sets the parameters a stage fits (scales in log form) on a device.
+void apply(Stage stage, const double* p, DeviceSpec& d) {
+  switch (stage) {
+    case Stage::memory:
+      d.memory_bandwidth = std::exp(p[0]);
+      d.memory.half_efficiency_bytes = std::exp(p[1]);
+      d.launch_overhead_s = std::exp(p[2]);
+      d.memory.max_efficiency = 1.0;
+      break;
+    case Stage::gemm:  // the peak is effective: GEMM efficiency stays 1, or the two would be one unknown
+      d.peak_flops[MathMode::fp32] = std::exp(p[0]);
+      d.gemm.half_efficiency_k = std::max(0.0, p[1]);
+      d.launch_overhead_s = std::exp(p[2]);
+      d.gemm.max_efficiency = 1.0;
+      break;
+    case Stage::conv:
+      d.conv.max_efficiency = std::clamp(p[0], 1e-3, 1.0);
+      d.conv.half_efficiency_k = std::max(0.0, p[1]);
+      d.conv.tile_m = d.conv.tile_n = static_cast<std::int64_t>(std::clamp(std::round(p[2]), 16.0, 256.0));
+      break;
+  }
+}
+
 struct AnalyticResidual {
   const DeviceSpec* base;
   const Kernel* kernel;
   double log_measured;
-  bool conv;
+  Stage stage;
   bool operator()(const double* p, double* residual) const {
     DeviceSpec d = *base;
-    if (!conv) {
-      d.peak_flops[MathMode::fp32] = std::exp(p[0]);
-      d.launch_overhead_s = std::exp(p[1]);
-      d.gemm.half_efficiency_k = std::max(0.0, p[2]);
-      d.gemm.max_efficiency = 1.0;
-    } else {
-      d.conv.max_efficiency = std::clamp(p[0], 1e-3, 1.0);
-      d.conv.half_efficiency_k = std::max(0.0, p[1]);
-      d.memory_bandwidth = std::exp(p[2]);
-    }
+    apply(stage, p, d);
     const AnalyticComputeModel model(d);
     residual[0] = std::log(model.seconds(*kernel, {})) - log_measured;
     return true;
   }
 };
 
-bool solve_analytic(DeviceSpec& device, const std::vector<const ComputeSample*>& train, bool conv, std::string* message) {
-  std::vector<double> p = conv ? std::vector<double>{device.conv.max_efficiency, device.conv.half_efficiency_k, std::log(device.memory_bandwidth)}
-                               : std::vector<double>{std::log(device.peak_flops.at(MathMode::fp32)), std::log(std::max(device.launch_overhead_s, 1e-7)),
-                                                     device.gemm.half_efficiency_k};
+bool in_stage(Stage stage, const Kernel& k) {
+  if (stage == Stage::gemm) return k.cls == KernelClass::gemm;
+  if (stage == Stage::conv) return k.cls == KernelClass::conv;
+  return k.cls != KernelClass::gemm && k.cls != KernelClass::conv;
+}
+
+bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& train, Stage stage, bool launch_known,
+                 std::string* message) {
+  std::vector<double> p;
+  switch (stage) {
+    case Stage::memory:
+      p = {std::log(device.memory_bandwidth), std::log(std::max(device.memory.half_efficiency_bytes, 1.0)), std::log(std::max(device.launch_overhead_s, 1e-7))};
+      break;
+    case Stage::gemm:
+      p = {std::log(device.peak_flops.at(MathMode::fp32)), device.gemm.half_efficiency_k, std::log(std::max(device.launch_overhead_s, 1e-7))};
+      break;
+    case Stage::conv: p = {device.conv.max_efficiency, device.conv.half_efficiency_k, static_cast<double>(device.conv.tile_m)}; break;
+  }
   ceres::Problem problem;
   int used = 0;
   for (const ComputeSample* s : train) {
-    if ((s->kernel.cls == KernelClass::conv) != conv) continue;
+    if (!in_stage(stage, s->kernel)) continue;
     ++used;
     problem.AddResidualBlock(new ceres::NumericDiffCostFunction<AnalyticResidual, ceres::CENTRAL, 1, 3>(
-                                 new AnalyticResidual{&device, &s->kernel, std::log(s->seconds), conv}),
+                                 new AnalyticResidual{&device, &s->kernel, std::log(s->seconds), stage}),
                              new ceres::HuberLoss(0.1), p.data());
   }
+  static const char* kNames[] = {"memory passes", "GEMMs", "convolutions"};
   if (used < 5) {
-    if (message) *message = std::to_string(used) + (conv ? " convolutions" : " GEMMs") + ": too few to fit";
+    if (message) *message = std::to_string(used) + " " + kNames[static_cast<int>(stage)] + ": too few to fit";
     return false;
   }
-  if (conv) {
+  if (stage != Stage::memory) problem.SetParameterLowerBound(p.data(), 1, 0.0);
+  if (stage == Stage::conv) {
     problem.SetParameterLowerBound(p.data(), 0, 1e-3);
     problem.SetParameterUpperBound(p.data(), 0, 1.0);
   }
-  problem.SetParameterLowerBound(p.data(), conv ? 1 : 2, 0.0);
+  // The memory passes measured the launch overhead already: GEMMs keep it.
+  if (stage == Stage::gemm && launch_known) problem.SetManifold(p.data(), new ceres::SubsetManifold(3, {2}));
+  if (stage == Stage::conv) {
+    problem.SetParameterLowerBound(p.data(), 2, 16.0);
+    problem.SetParameterUpperBound(p.data(), 2, 256.0);
+  }
   ceres::Solver::Options o;
   o.linear_solver_type = ceres::DENSE_QR;
   o.logging_type = ceres::SILENT;
@@ -185,27 +236,24 @@ bool solve_analytic(DeviceSpec& device, const std::vector<const ComputeSample*>&
   ceres::Solve(o, &problem, &summary);
   if (message) *message = summary.message;
   if (!summary.IsSolutionUsable()) return false;
-  double* residual_unused = nullptr;
-  (void)residual_unused;
-  if (!conv) {
-    device.peak_flops[MathMode::fp32] = std::exp(p[0]);
-    device.launch_overhead_s = std::exp(p[1]);
-    device.gemm.half_efficiency_k = p[2];
-    device.gemm.max_efficiency = 1.0;
-  } else {
-    device.conv.max_efficiency = p[0];
-    device.conv.half_efficiency_k = p[1];
-    device.memory_bandwidth = std::exp(p[2]);
-  }
+  apply(stage, p.data(), device);
   return true;
 }
 
+/// Memory passes first (bandwidth, ramp, launch overhead), then GEMMs (peak, fill, efficiency)
+/// and convolutions on top of them.
 bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* message) {
-  const bool gemm = solve_analytic(device, train, false, message);
-  std::string conv_message;
-  const bool conv = solve_analytic(device, train, true, &conv_message);
-  if (message && !conv) *message += "; convolutions: " + conv_message;
-  return gemm || conv;
+  bool any = false, launch_known = false;
+  std::string all;
+  for (Stage stage : {Stage::memory, Stage::gemm, Stage::conv}) {
+    std::string m;
+    const bool ok = solve_stage(device, train, stage, launch_known, &m);
+    if (ok && stage == Stage::memory) launch_known = true;
+    any = any || ok;
+    if (!ok) all += (all.empty() ? "" : "; ") + m;
+  }
+  if (message) *message = all.empty() ? "converged" : all;
+  return any;
 }
 
 }  // namespace
@@ -218,7 +266,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
       const bench::Record& r = records[i];
-      if (r.op != "gemm" && r.op.rfind("conv_", 0) != 0) continue;
+      if (r.op != "gemm" && r.op.rfind("conv_", 0) != 0 && r.op.rfind("memory_", 0) != 0) continue;
       const std::string where = file + " record " + std::to_string(i + 1);
       if (r.status != "ok" || !r.timing) {
         d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
@@ -247,7 +295,8 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       hosts.insert(r.host);
       devices.insert(r.layout.value("device", std::string("?")));
       d.threads = r.layout.value("threads", 0);
-      d.samples.push_back({*k, regression_class(*k), r.timing->median});
+      const std::string cls = regression_class(*k);
+      d.samples.push_back({*k, cls.empty() ? "memory" : cls, r.timing->median});
     }
   }
   const auto several = [](const std::set<std::string>& s) {
