@@ -72,8 +72,8 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-int run_gpu(const Options& o, const std::string& op, const bench::ShapeSet& shapes) {
 #ifdef DNNPERF_HAVE_CUDA
+bench::GpuBenchOptions gpu_options(const Options& o, const std::string& op) {
   bench::GpuBenchOptions g;
   g.op = op;
   g.output = o.output;
@@ -82,7 +82,13 @@ int run_gpu(const Options& o, const std::string& op, const bench::ShapeSet& shap
   if (o.time_budget > 0) g.time_budget_s = o.time_budget;
   for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
   g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split(o.algorithms);
-  return bench::run_gpu_bench(g, shapes);
+  return g;
+}
+#endif
+
+int run_gpu(const Options& o, const std::string& op, const bench::ShapeSet& shapes) {
+#ifdef DNNPERF_HAVE_CUDA
+  return bench::run_gpu_bench(gpu_options(o, op), shapes);
 #else
   (void)shapes;
   std::cerr << "dnnperf bench " << op << ": this dnnperf was built without CUDA (no nvcc found); no GPU to measure\n";
@@ -101,15 +107,8 @@ int run_comm(const Options& o) {
     if (!world) world = std::getenv("PMI_SIZE");
     if (world && std::atoi(world) > 1) {
       bench::MpiSession mpi(nullptr, nullptr, op, std::nullopt, o.timeout);
-      bench::GpuBenchOptions g;
-      g.op = "nccl_" + op;
-      g.output = o.output;
-      g.resume = o.resume;
-      g.progress = !o.quiet;
-      if (o.time_budget > 0) g.time_budget_s = o.time_budget;
-      for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
       try {
-        return bench::run_nccl_over_mpi(g, mpi.node(), mpi.layout());
+        return bench::run_nccl_over_mpi(gpu_options(o, "nccl_" + op), mpi.node(), mpi.layout());
       } catch (const InputError& e) {
         if (mpi.rank() == 0) std::cerr << "dnnperf: error: " << e.what() << "\n";
         return 1;

@@ -9,6 +9,8 @@
 
 #include <ceres/ceres.h>
 
+#include "fitting/ceres_solve.h"
+
 namespace dnnperf::fitting {
 namespace {
 
@@ -61,16 +63,11 @@ Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_cov
   }
   for (std::size_t i = 0; i < p.size(); ++i) problem.SetParameterLowerBound(p.data(), static_cast<int>(i), 0.0);
   problem.SetParameterLowerBound(p.data(), 0, 1e-9);  // a latency: the model stays positive
-  ceres::Solver::Options options;
-  options.linear_solver_type = ceres::DENSE_QR;
-  options.max_num_iterations = 200;
-  options.logging_type = ceres::SILENT;
-  ceres::Solver::Summary summary;
-  ceres::Solve(options, &problem, &summary);
+  const SolveResult solved = solve_quietly(problem);
   out.params = p;
-  out.cost = summary.final_cost;
-  out.converged = summary.IsSolutionUsable() && summary.termination_type == ceres::CONVERGENCE;
-  out.message = summary.message;
+  out.cost = solved.cost;
+  out.converged = solved.converged;
+  out.message = solved.message;
   if (with_covariance && out.converged) {
     ceres::Covariance::Options co;
     co.algorithm_type = ceres::DENSE_SVD;

@@ -9,6 +9,7 @@
 
 #include <ceres/ceres.h>
 
+#include "fitting/ceres_solve.h"
 #include "microbench/records/measurement.h"
 #include "models/compute/analytic_model.h"
 #include "predictor/common/error.h"
@@ -96,14 +97,9 @@ bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*
     cost->SetNumResiduals(1);
     problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), m.weights.data());
   }
-  ceres::Solver::Options o;
-  o.linear_solver_type = ceres::DENSE_QR;
-  o.logging_type = ceres::SILENT;
-  o.max_num_iterations = 100;
-  ceres::Solver::Summary summary;
-  ceres::Solve(o, &problem, &summary);
-  if (message) *message = summary.message;
-  if (!summary.IsSolutionUsable()) return false;
+  const SolveResult solved = solve_quietly(problem, 100);
+  if (message) *message = solved.message;
+  if (!solved.usable) return false;
   double sum = 0;
   for (const ComputeSample* s : train) {
     const double r = std::log(m.seconds(s->kernel) / s->seconds);
@@ -228,14 +224,9 @@ bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& tr
     problem.SetParameterLowerBound(p.data(), 2, 16.0);
     problem.SetParameterUpperBound(p.data(), 2, 256.0);
   }
-  ceres::Solver::Options o;
-  o.linear_solver_type = ceres::DENSE_QR;
-  o.logging_type = ceres::SILENT;
-  o.max_num_iterations = 100;
-  ceres::Solver::Summary summary;
-  ceres::Solve(o, &problem, &summary);
-  if (message) *message = summary.message;
-  if (!summary.IsSolutionUsable()) return false;
+  const SolveResult solved = solve_quietly(problem, 100);
+  if (message) *message = solved.message;
+  if (!solved.usable) return false;
   apply(stage, p.data(), device);
   return true;
 }

@@ -1,22 +1,12 @@
 #include "models/comm/allreduce.h"
 
+#include "models/comm/comm_steps.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace dnnperf {
 namespace {
-
-int floor_log2(int p) {
-  int k = 0;
-  while ((2 << k) <= p) ++k;
-  return k;
-}
-
-int ceil_log2(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
 
 /// The link a step between partners `distance` apart (r and r xor distance, or r and r + distance
 /// for r a multiple of 2 distance) crosses, when `flows` ranks of each node send across at once.

@@ -3,18 +3,6 @@
 namespace dnnperf {
 namespace {
 
-int floor_log2(int p) {
-  int k = 0;
-  while ((2 << k) <= p) ++k;
-  return k;
-}
-
-int ceil_log2(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
-
 }  // namespace
 
 std::vector<CommStep> allreduce_steps(std::string_view a, double n, int p) {

@@ -8,6 +8,18 @@
 
 namespace dnnperf {
 
+/// floor(log2 p) and ceil(log2 p) for p >= 1: the step counts of tree and butterfly algorithms.
+inline int floor_log2(int p) {
+  int k = 0;
+  while ((2 << k) <= p) ++k;
+  return k;
+}
+inline int ceil_log2(int p) {
+  int k = 0;
+  while ((1 << k) < p) ++k;
+  return k;
+}
+
 struct CommStep {
   int count = 0;         // consecutive steps of this shape
   double bytes = 0;      // message size of each
