@@ -115,6 +115,8 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   j["inference"] = p.config.inference;
   j["gradient_sync"] = sync_name(p.config.plan.sync);
   j["iteration_s"] = p.iteration_s;
+  j["low"] = p.iteration_low_s;
+  j["high"] = p.iteration_high_s;
   j["samples_per_s"] = p.samples_per_s;
   j["compute_s"] = p.compute_s;
   j["forward_s"] = p.forward_s;
@@ -187,7 +189,8 @@ void print_prediction(const Prediction& p, const Graph& g, const Options& o) {
               << "compute             " << ms(p.compute_s) << " ms\n"
               << "all-reduce          " << ms(p.comm_s) << " ms in " << p.allreduces.size() << " calls, "
               << fixed(p.gradient_bytes / (1024.0 * 1024.0), 1) << " MiB of gradients; exposed " << ms(p.comm_exposed_s) << " ms\n"
-              << "iteration           " << ms(p.iteration_s) << " ms\n"
+              << "iteration           " << ms(p.iteration_s) << " ms"
+              << (p.iteration_high_s > p.iteration_low_s ? " (95% interval " + ms(p.iteration_low_s) + " - " + ms(p.iteration_high_s) + " ms)" : "") << "\n"
               << "throughput          " << fixed(p.samples_per_s, 1) << " samples/s\n";
     if (p.epoch_s)
       std::cout << "epoch               " << fixed(*p.epoch_s, 1) << " s (" << *p.iterations_per_epoch << " iterations)\n";

@@ -85,9 +85,10 @@ void run_validate(const ValidateOptions& o) {
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   nlohmann::json cases = nlohmann::json::array();
   std::vector<double> errors, noise;
+  int inside_count = 0;
   if (!o.json)
     std::cout << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs"
-              << std::setw(14) << "predicted ms" << std::setw(13) << "measured ms" << std::setw(10) << "min ms" << std::setw(9)
+              << std::setw(14) << "predicted ms" << std::setw(20) << "95% interval ms" << std::setw(13) << "measured ms" << std::setw(10) << "min ms" << std::setw(9)
               << "error %" << std::setw(9) << "noise %" << "\n";
   for (const std::string& network : o.networks)
     for (std::int64_t batch : o.batches)
@@ -109,6 +110,8 @@ void run_validate(const ValidateOptions& o) {
           config.plan.devices_per_node = procs;
           const Prediction p = predict(g, hw, config);
           c["predicted_s"] = p.iteration_s;
+          c["predicted_low_s"] = p.iteration_low_s;
+          c["predicted_high_s"] = p.iteration_high_s;
           const Measured a = ground_truth(o, network, batch, procs, 0);
           const Measured b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
@@ -118,10 +121,14 @@ void run_validate(const ValidateOptions& o) {
           c.update({{"measured_s", measured}, {"measured_runs_s", {a.median, b.median}}, {"min_s", std::min(a.min, b.min)},
                     {"error_percent", error}, {"noise_percent", floor}, {"status", "ok"}});
           errors.push_back(std::abs(error));
+          const bool inside = measured >= p.iteration_low_s && measured <= p.iteration_high_s;
+          c["inside_interval"] = inside;
+          inside_count += inside;
           noise.push_back(floor);
           if (!o.json)
             std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << std::setw(14)
-                      << fixed(1e3 * p.iteration_s, 2) << std::setw(13) << fixed(1e3 * measured, 2) << std::setw(10)
+                      << fixed(1e3 * p.iteration_s, 2) << std::setw(20)
+                      << (fixed(1e3 * p.iteration_low_s, 1) + "-" + fixed(1e3 * p.iteration_high_s, 1)) << std::setw(13) << fixed(1e3 * measured, 2) << std::setw(10)
                       << fixed(1e3 * std::min(a.min, b.min), 2) << std::setw(9) << fixed(error, 1) << std::setw(9) << fixed(floor, 1) << "\n";
         } catch (const std::exception& e) {
           c.update({{"status", "failed"}, {"reason", e.what()}});
@@ -139,7 +146,8 @@ void run_validate(const ValidateOptions& o) {
     s.update({{"mean", sum / static_cast<double>(v.size())}, {"median", v[v.size() / 2]}, {"max", v.back()}});
     return s;
   };
-  const nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)}, {"noise_floor_percent", summary(noise)}};
+  const nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
+                                 {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
   if (o.json) {
     std::cout << result.dump(2) << "\n";
     return;
@@ -149,7 +157,7 @@ void run_validate(const ValidateOptions& o) {
   if (!errors.empty())
     std::cout << "\nMAPE " << fixed(e["mean"], 1) << "%, median " << fixed(e["median"], 1) << "%, max " << fixed(e["max"], 1)
               << "% over " << errors.size() << " cases; run-to-run noise floor: mean " << fixed(n["mean"], 1) << "%, max "
-              << fixed(n["max"], 1) << "%\n";
+              << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size() << "\n";
 }
 
 }  // namespace

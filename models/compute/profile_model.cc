@@ -17,4 +17,10 @@ double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& opt
   return analytic_.seconds(k, options);
 }
 
+std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const ExecutionOptions& options) const {
+  if (const RegressionModel* m = regression_for(k)) return m->interval(k);
+  const double t = analytic_.seconds(k, options);
+  return {t, t};
+}
+
 }  // namespace dnnperf

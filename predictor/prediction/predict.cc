@@ -34,7 +34,7 @@ CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) {
   return g;
 }
 
-AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& plan) {
+AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& plan, IntervalBound bound) {
   const int ranks = plan.data_parallel();
   std::vector<const FittedCommModel*> fitted;
   for (const FittedCommModel& m : hw.communication)
@@ -46,16 +46,23 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
       if (!forced)
         throw InputError("profile '" + hw.name + "' has no fitted allreduce model for '" + std::string(allreduce_name(*plan.allreduce)) + "'");
     }
-    return [fitted, forced, ranks](double bytes) {
-      if (forced) return std::pair<std::string, double>{forced->algorithm, forced->seconds(bytes, ranks)};
-      std::pair<std::string, double> best{"", 0};
+    const auto price = [bound, ranks](const FittedCommModel* m, double bytes) {
+      if (bound == IntervalBound::center) return m->seconds(bytes, ranks);
+      const CommPrediction p = m->predict(bytes, ranks);
+      return bound == IntervalBound::low ? p.low : p.high;
+    };
+    return [fitted, forced, ranks, price](double bytes) {
+      if (forced) return std::pair<std::string, double>{forced->algorithm, price(forced, bytes)};
+      // The algorithm is chosen by the central estimate; the bound prices the chosen one.
+      const FittedCommModel* best = nullptr;
+      double best_t = 0;
       for (const FittedCommModel* m : fitted) {
         if (m->algorithm == "default" || m->algorithm.rfind("mpi:", 0) == 0) continue;
         const double t = m->seconds(bytes, ranks);
-        if (best.first.empty() || t < best.second) best = {m->algorithm, t};
+        if (!best || t < best_t) best = m, best_t = t;
       }
-      if (best.first.empty()) best = {fitted.front()->algorithm, fitted.front()->seconds(bytes, ranks)};
-      return best;
+      if (!best) best = fitted.front();
+      return std::pair<std::string, double>{best->algorithm, price(best, bytes)};
     };
   }
   const CommGroup group = comm_group(hw, plan);
@@ -76,12 +83,20 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
   const ProfileComputeModel model(hw);
+  step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty();
   ExecutionOptions execution;
   execution.allow_tf32 = config.precision == Precision::tf32;
   if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))
     throw InputError("hardware '" + hw.name + "' (" + hw.device.model + ") has no TF32 tensor cores");
   step.seconds.reserve(step.kernels.size());
-  for (const Kernel& k : step.kernels) step.seconds.push_back(model.seconds(k, execution));
+  for (const Kernel& k : step.kernels) {
+    step.seconds.push_back(model.seconds(k, execution));
+    if (step.calibrated) {
+      const auto [low, high] = model.interval(k, execution);
+      step.low.push_back(low);
+      step.high.push_back(high);
+    }
+  }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
   return step;
 }
@@ -114,9 +129,24 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   if (config.inference) {
     p.compute_s = p.forward_s;
     p.iteration_s = p.forward_s;
+    if (step.calibrated) {
+      p.iteration_low_s = p.iteration_high_s = 0;
+      for (std::size_t i = 0; i < step.kernels.size(); ++i) {
+        p.iteration_low_s += step.low[i];
+        p.iteration_high_s += step.high[i];
+      }
+    }
   } else {
     DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, config.plan,
-                                                      allreduce_pricer(hw, config.plan), step.gradient_bytes_per_element);
+                                                      allreduce_pricer(hw, config.plan, IntervalBound::center), step.gradient_bytes_per_element);
+    if (step.calibrated) {
+      // The interval: every kernel and all-reduce at its lower, then its upper bound — a
+      // conservative envelope, since it assumes their errors move together.
+      p.iteration_low_s = simulate_data_parallel(graph, step.kernels, step.low, config.plan,
+                                                 allreduce_pricer(hw, config.plan, IntervalBound::low), step.gradient_bytes_per_element).iteration_s;
+      p.iteration_high_s = simulate_data_parallel(graph, step.kernels, step.high, config.plan,
+                                                  allreduce_pricer(hw, config.plan, IntervalBound::high), step.gradient_bytes_per_element).iteration_s;
+    }
     p.fitted_communication = !hw.communication.empty();
     p.iteration_s = dp.iteration_s;
     p.compute_s = dp.compute_s;
@@ -125,6 +155,7 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     p.gradient_bytes = dp.gradient_bytes;
     p.allreduces = std::move(dp.allreduces);
   }
+  if (!step.calibrated) p.iteration_low_s = p.iteration_high_s = p.iteration_s;
   p.samples_per_s = p.iteration_s > 0 ? static_cast<double>(p.global_batch) / p.iteration_s : 0.0;
   if (config.dataset_size) {
     if (*config.dataset_size <= 0) throw InputError("the dataset size must be positive");

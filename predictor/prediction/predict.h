@@ -38,6 +38,8 @@ struct Prediction {
   RunConfig config;
 
   double iteration_s = 0;  // training: one step; inference: latency of one batch
+  /// 95% interval from the fitted models' intervals; equal to iteration_s for datasheet profiles.
+  double iteration_low_s = 0, iteration_high_s = 0;
   double samples_per_s = 0;
   double compute_s = 0;    // all kernels of one device
   double forward_s = 0;
@@ -61,6 +63,9 @@ struct Prediction {
 struct PricedStep {
   std::vector<Kernel> kernels;
   std::vector<double> seconds;
+  /// 95% bounds of each kernel's time, when the profile is calibrated (empty otherwise).
+  std::vector<double> low, high;
+  bool calibrated = false;
   double gradient_bytes_per_element = 4;
 };
 
@@ -79,6 +84,8 @@ CommGroup comm_group(const HardwareProfile& hardware, const ParallelPlan& plan);
 /// How all-reduces are priced for a plan: by the profile's fitted models when it has them (the
 /// plan's algorithm, or the cheapest fitted one), else by the α-β-γ algorithms on its links.
 /// Throws InputError if the plan forces an algorithm a fitted profile has no model for.
-AllReducePricer allreduce_pricer(const HardwareProfile& hardware, const ParallelPlan& plan);
+enum class IntervalBound { low, center, high };
+AllReducePricer allreduce_pricer(const HardwareProfile& hardware, const ParallelPlan& plan,
+                                 IntervalBound bound = IntervalBound::center);
 
 }  // namespace dnnperf
