@@ -1,6 +1,10 @@
 #include "predictor/prediction/predict.h"
 
+#include <array>
 #include <cmath>
+#include <cstring>
+#include <tuple>
+#include <unordered_map>
 
 #include "models/compute/profile_model.h"
 #include "predictor/common/error.h"
@@ -13,6 +17,31 @@ std::optional<DType> compute_dtype(Precision p) {
   if (p == Precision::bf16) return DType::bf16;
   return std::nullopt;
 }
+
+/// What a kernel's price depends on (everything but the op it came from).
+using KernelKey = std::array<std::int64_t, 26>;
+
+KernelKey kernel_key(const Kernel& k) {
+  const auto bits = [](double d) {
+    std::int64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+  };
+  const GemmShape& g = k.gemm;
+  const ConvShape& c = k.conv;
+  return {static_cast<std::int64_t>(k.cls), static_cast<std::int64_t>(k.phase), static_cast<std::int64_t>(k.dtype),
+          static_cast<std::int64_t>(k.op_kind), k.elements, bits(k.flops), bits(k.bytes_read), bits(k.bytes_written),
+          g.m, g.n, g.k, g.batch, g.trans_a * 2 + g.trans_b, c.n, c.c, c.h, c.w, c.k, c.r, c.s,
+          c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q};
+}
+
+struct KernelKeyHash {
+  std::size_t operator()(const KernelKey& key) const {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
+    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    return static_cast<std::size_t>(h);
+  }
+};
 
 std::int64_t batch_of(const Graph& g) {
   for (const Tensor& t : g.tensors())
@@ -89,12 +118,19 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))
     throw InputError("hardware '" + hw.name + "' (" + hw.device.model + ") has no TF32 tensor cores");
   step.seconds.reserve(step.kernels.size());
+  // Networks repeat their layers (96 identical ones in GPT-3): price each distinct kernel once.
+  std::unordered_map<KernelKey, std::array<double, 3>, KernelKeyHash> priced;
+  priced.reserve(step.kernels.size() / 4 + 16);
   for (const Kernel& k : step.kernels) {
-    step.seconds.push_back(model.seconds(k, execution));
+    auto [it, fresh] = priced.try_emplace(kernel_key(k));
+    if (fresh) {
+      it->second[0] = model.seconds(k, execution);
+      if (step.calibrated) std::tie(it->second[1], it->second[2]) = model.interval(k, execution);
+    }
+    step.seconds.push_back(it->second[0]);
     if (step.calibrated) {
-      const auto [low, high] = model.interval(k, execution);
-      step.low.push_back(low);
-      step.high.push_back(high);
+      step.low.push_back(it->second[1]);
+      step.high.push_back(it->second[2]);
     }
   }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
