@@ -17,6 +17,7 @@
 #include "microbench/records/measurement.h"
 #include "models/comm/allreduce.h"
 #include "predictor/common/error.h"
+#include "predictor/common/json_reader.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/hardware/hardware_profile.h"
 
@@ -47,16 +48,6 @@ std::vector<CommModelKind> parse_models(const std::string& text) {
     start = comma + 1;
   }
   return out;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
 }
 
 std::string pct(double v) { return fixed(v, 1); }
@@ -126,7 +117,7 @@ void run_fit(const FitOptions& o) {
   if (o.files.empty()) throw InputError("no measurement files");
   const auto kinds = parse_models(o.models);
   const HardwareProfile base = find_hardware_profile(o.hardware);
-  nlohmann::json profile = read_json(base.path);
+  nlohmann::json profile = read_json_file(base.path);
   std::string sources;
   for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
   const bool compute = fit_compute(o, base, profile, sources);

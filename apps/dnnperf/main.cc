@@ -7,6 +7,7 @@
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
+#include "apps/dnnperf/schedule_command.h"
 #include "apps/dnnperf/validate_command.h"
 #include "predictor/common/error.h"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   dnnperf::cli::add_fit_command(app);
   dnnperf::cli::add_comm_command(app);
   dnnperf::cli::add_validate_command(app);
+  dnnperf::cli::add_schedule_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,10 +1,22 @@
 #include "predictor/common/json_reader.h"
 
+#include <fstream>
+
 #include "predictor/common/error.h"
 
 namespace dnnperf {
 
 using nlohmann::json;
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the file");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(path + ": not valid JSON: " + e.what());
+  }
+}
 
 JsonObjectReader::JsonObjectReader(const json& object, std::string where) : object_(object), where_(std::move(where)) {
   if (!object_.is_object()) throw InputError(where_ + " must be a JSON object");

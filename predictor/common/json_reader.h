@@ -13,6 +13,9 @@
 
 namespace dnnperf {
 
+/// Parses a JSON file; InputError naming the file if it cannot be opened or is not JSON.
+nlohmann::json read_json_file(const std::string& path);
+
 class JsonObjectReader {
  public:
   /// Throws InputError if `object` is not a JSON object.

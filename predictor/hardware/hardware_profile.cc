@@ -134,16 +134,6 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
   return p;
 }
 
-json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
-}
-
 std::filesystem::path data_dir() {
   if (const char* env = std::getenv("DNNPERF_DATA_DIR")) return env;
   return DNNPERF_DEFAULT_DATA_DIR;

@@ -1,0 +1,101 @@
+#include "scheduler/milp_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <coin/Cbc_C_Interface.h>
+
+#include "predictor/common/error.h"
+
+namespace dnnperf {
+
+std::string MilpResult::describe() const {
+  switch (status) {
+    case Status::optimal: return "optimal";
+    case Status::feasible: return "feasible";
+    case Status::infeasible: return "infeasible";
+    case Status::no_solution: return "no solution within the time limit";
+    case Status::error: return "solver error";
+  }
+  return "?";
+}
+
+int MilpProblem::add_variable(double lower, double upper, double cost, bool integer) {
+  lower_.push_back(lower);
+  upper_.push_back(upper);
+  cost_.push_back(cost);
+  integer_.push_back(integer ? 1 : 0);
+  return variables() - 1;
+}
+
+void MilpProblem::add_row(const std::vector<std::pair<int, double>>& terms, char sense, double rhs) {
+  for (const auto& [var, coef] : terms) {
+    if (var < 0 || var >= variables()) throw std::logic_error("MILP row names a missing variable");
+    if (coef == 0) continue;
+    index_.push_back(var);
+    value_.push_back(coef);
+  }
+  row_start_.push_back(static_cast<int>(index_.size()));
+  senses_.push_back(sense);
+  rhs_.push_back(rhs);
+}
+
+MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& start) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<Cbc_Model, void (*)(Cbc_Model*)> model(Cbc_newModel(), Cbc_deleteModel);
+  Cbc_setLogLevel(model.get(), 0);
+  // Column-major copy of the rows for Cbc_loadProblem (adding rows one by one through the C
+  // interface loses coefficients in CBC 2.10).
+  const auto n = static_cast<std::size_t>(variables());
+  std::vector<CoinBigIndex> start_of(n + 1, 0);
+  for (int v : index_) ++start_of[static_cast<std::size_t>(v) + 1];
+  for (std::size_t v = 0; v < n; ++v) start_of[v + 1] += start_of[v];
+  std::vector<int> rows_of(index_.size());
+  std::vector<double> coefs(index_.size());
+  std::vector<CoinBigIndex> fill(start_of.begin(), start_of.end() - 1);
+  std::vector<double> row_lower(senses_.size()), row_upper(senses_.size());
+  constexpr double inf = 1e300;
+  for (std::size_t r = 0; r < senses_.size(); ++r) {
+    for (int k = row_start_[r]; k < row_start_[r + 1]; ++k) {
+      const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(index_[static_cast<std::size_t>(k)])]++);
+      rows_of[at] = static_cast<int>(r);
+      coefs[at] = value_[static_cast<std::size_t>(k)];
+    }
+    row_lower[r] = senses_[r] == 'L' ? -inf : rhs_[r];
+    row_upper[r] = senses_[r] == 'G' ? inf : rhs_[r];
+  }
+  Cbc_loadProblem(model.get(), variables(), rows(), start_of.data(), rows_of.data(), coefs.data(), lower_.data(), upper_.data(), cost_.data(),
+                  row_lower.data(), row_upper.data());
+  for (std::size_t v = 0; v < n; ++v)
+    if (integer_[v]) Cbc_setInteger(model.get(), static_cast<int>(v));
+  Cbc_setObjSense(model.get(), 1);
+  Cbc_setMaximumSeconds(model.get(), std::max(time_limit_s, 0.01));
+  if (!start.empty()) {
+    if (start.size() != static_cast<std::size_t>(variables())) throw std::logic_error("MILP start must set every variable");
+    std::vector<int> columns(start.size());
+    for (std::size_t i = 0; i < columns.size(); ++i) columns[i] = static_cast<int>(i);
+    Cbc_setMIPStartI(model.get(), variables(), columns.data(), start.data());
+  }
+  Cbc_solve(model.get());
+
+  MilpResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double* best = Cbc_bestSolution(model.get());
+  const bool has_integers = std::find(integer_.begin(), integer_.end(), 1) != integer_.end();
+  if (!has_integers && Cbc_isProvenOptimal(model.get())) best = Cbc_getColSolution(model.get());
+  if (Cbc_isProvenInfeasible(model.get())) {
+    result.status = MilpResult::Status::infeasible;
+  } else if (best) {
+    result.values.assign(best, best + variables());
+    result.objective = Cbc_getObjValue(model.get());
+    result.status = Cbc_isProvenOptimal(model.get()) ? MilpResult::Status::optimal : MilpResult::Status::feasible;
+    result.bound = result.status == MilpResult::Status::optimal ? result.objective : Cbc_getBestPossibleObjValue(model.get());
+  } else {
+    result.status = Cbc_status(model.get()) == 1 ? MilpResult::Status::no_solution : MilpResult::Status::error;
+  }
+  return result;
+}
+
+}  // namespace dnnperf
