@@ -117,6 +117,13 @@ Platform load_platform(const std::string& path) {
       declared.push_back(std::move(dev));
     }
     std::vector<std::tuple<int, int, TransferCost>> local_links;
+    if (sr.has("intra")) {  // one switch (NVSwitch, a PCIe switch) between every pair of devices
+      JsonObjectReader ir(sr.at("intra"), sr.where() + ": intra");
+      const TransferCost all = read_link_cost(ir);
+      ir.check_unknown();
+      for (std::size_t a = 0; a < declared.size(); ++a)
+        for (std::size_t b = a + 1; b < declared.size(); ++b) local_links.emplace_back(static_cast<int>(a), static_cast<int>(b), all);
+    }
     if (sr.has("links")) {
       const json& ls = sr.at("links");
       if (!ls.is_array()) sr.fail("links", "must be a list");

@@ -44,8 +44,9 @@ double weight_capacity(const TaskGraph& graph, const Platform& platform, int dev
 }
 
 void extend_schedule(const TaskGraph& g, const Platform& platform, const std::vector<int>& device_of, const std::vector<int>& order,
-                     const std::vector<int>& partner, std::vector<Placement>& placed, std::vector<double>& free) {
+                     const std::vector<int>& partner_in, std::vector<Placement>& placed, std::vector<double>& free) {
   const auto n = order.size();
+  std::vector<int> partner = partner_in;
   const auto is_placed = [&](int t) { return placed[static_cast<std::size_t>(t)].device >= 0; };
   const auto preds_done = [&](int i) {
     for (int e : g.in_edges(i))
@@ -85,7 +86,15 @@ void extend_schedule(const TaskGraph& g, const Platform& platform, const std::ve
       progressed = true;
       break;
     }
-    if (!progressed) throw InputError("schedule: the task order deadlocks (a task waits for one outside it, or a group on itself)");
+    if (progressed) continue;
+    // Two groups each waiting for a member of the other (a -> d, c -> b for groups {a,b} and
+    // {c,d}): the first group in the order runs its members separately.
+    for (std::size_t k = first; k < n && !progressed; ++k) {
+      const int i = order[k];
+      const int j = partner.empty() ? -1 : partner[static_cast<std::size_t>(i)];
+      if (!is_placed(i) && j >= 0 && preds_done(i)) partner[static_cast<std::size_t>(i)] = partner[static_cast<std::size_t>(j)] = -1, progressed = true;
+    }
+    if (!progressed) throw InputError("schedule: the task order deadlocks (a task waits for one outside it)");
   }
 }
 

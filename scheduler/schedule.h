@@ -49,7 +49,8 @@ struct Schedule {
 double weight_capacity(const TaskGraph& graph, const Platform& platform, int device);
 
 /// Runs each task as soon as its inputs have arrived and its device is free, devices taking their
-/// tasks in `order` (a priority list; a task waits for its predecessors and its partner's).
+/// tasks in `order` (a priority list; a task waits for its predecessors and its partner's). Two
+/// groups that wait for each other are broken up: their tasks run one after the other.
 /// `partner[i]` pairs task i with a task that starts with it (or -1). Returns the placements and
 /// sets makespan_s.
 Schedule simulate_assignment(const TaskGraph& graph, const Platform& platform, const std::vector<int>& device_of,

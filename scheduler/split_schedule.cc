@@ -7,8 +7,7 @@
 
 namespace dnnperf {
 
-std::vector<std::vector<int>> split_modules(const TaskGraph& g, int module_tasks) {
-  if (module_tasks < 1) throw InputError("a module needs at least one task");
+std::vector<std::vector<int>> cut_segments(const TaskGraph& g) {
   const auto n = static_cast<std::size_t>(g.size());
   // cover[k]: edges (a, b) with a < k < b. A task no edge jumps over is a cut point.
   std::vector<int> delta(n + 1, 0);
@@ -22,8 +21,13 @@ std::vector<std::vector<int>> split_modules(const TaskGraph& g, int module_tasks
     if (cover == 0) segments.emplace_back();
   }
   if (segments.back().empty()) segments.pop_back();
+  return segments;
+}
+
+std::vector<std::vector<int>> split_modules(const TaskGraph& g, int module_tasks) {
+  if (module_tasks < 1) throw InputError("a module needs at least one task");
   std::vector<std::vector<int>> modules;
-  for (const std::vector<int>& seg : segments) {
+  for (const std::vector<int>& seg : cut_segments(g)) {
     if (!modules.empty() && modules.back().size() + seg.size() <= static_cast<std::size_t>(module_tasks)) {
       modules.back().insert(modules.back().end(), seg.begin(), seg.end());
       continue;

@@ -21,6 +21,9 @@ struct SplitOptions {
   MilpOptions milp{.time_limit_s = 5};
 };
 
+/// Tasks in topological order, cut at every cut point (each segment ends with one).
+std::vector<std::vector<int>> cut_segments(const TaskGraph& graph);
+
 /// Tasks in topological order, cut into modules of at most `module_tasks`.
 std::vector<std::vector<int>> split_modules(const TaskGraph& graph, int module_tasks);
 

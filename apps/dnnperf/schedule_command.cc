@@ -17,6 +17,7 @@
 #include "scheduler/bounds.h"
 #include "scheduler/list_schedulers.h"
 #include "scheduler/split_schedule.h"
+#include "scheduler/symmetric_pipeline.h"
 
 namespace dnnperf::cli {
 namespace {
@@ -39,15 +40,15 @@ struct Options {
   std::string gantt;
 };
 
-const std::vector<std::string> kMethods = {"single", "greedy", "heft", "cpop", "split", "milp"};
+const std::vector<std::string> kMethods = {"single", "greedy", "heft", "cpop", "split", "milp", "symmetric"};
 
 std::vector<std::string> parse_methods(const std::string& text) {
-  if (text == "all") return kMethods;
+  if (text == "all") return {kMethods.begin(), kMethods.end() - 1};
   std::vector<std::string> out;
   std::stringstream in(text);
   for (std::string m; std::getline(in, m, ',');) {
     if (std::find(kMethods.begin(), kMethods.end(), m) == kMethods.end())
-      throw InputError("--method: unknown method '" + m + "' (milp, split, heft, cpop, greedy, single or all)");
+      throw InputError("--method: unknown method '" + m + "' (milp, split, heft, cpop, greedy, single, symmetric or all)");
     out.push_back(m);
   }
   if (out.empty()) throw InputError("--method: name at least one method");
@@ -109,6 +110,78 @@ nlohmann::json schedule_json(const Schedule& s, const TaskGraph& g, const Platfo
   return j;
 }
 
+/// --method symmetric: layers onto servers (scheduler/symmetric_pipeline.h), compared with the
+/// same server-level problem solved without symmetry by the general program.
+void run_symmetric(const Options& o, const TaskGraph& tasks, const Platform& platform, Objective objective) {
+  const LayerStructure layers = find_repeated_layers(tasks);
+  const ServerLevelProblem problem = server_level_problem(tasks, platform, layers);
+  const SymmetricResult sym = schedule_symmetric(problem, objective, o.time_limit);
+  MilpOptions mo;
+  mo.time_limit_s = o.time_limit;
+  mo.groups = false;
+  Schedule full = schedule_milp(problem.graph, problem.platform, objective, mo);
+  full.method = "milp (no symmetry)";
+  const std::vector<Schedule> results{sym.schedule, full};
+
+  nlohmann::json doc;
+  doc["network"] = tasks.network;
+  doc["platform"] = platform.name;
+  doc["objective"] = o.objective;
+  doc["layers"] = layers.layers.size();
+  doc["prefix_tasks"] = layers.prefix.size();
+  doc["suffix_tasks"] = layers.suffix.size();
+  doc["symmetric_program_variables"] = sym.program_variables;
+  doc["symmetric_programs"] = sym.programs;
+  doc["full_program_assignment_binaries"] = sym.full_program_binaries;
+  nlohmann::json servers = nlohmann::json::array();
+  for (int s = 0; s < problem.platform.size(); ++s)
+    servers.push_back({{"server", problem.platform.devices[static_cast<std::size_t>(s)].name},
+                       {"hardware", problem.platform.devices[static_cast<std::size_t>(s)].hardware.name},
+                       {"layers", sym.layers_per_server.empty() ? 0 : sym.layers_per_server[static_cast<std::size_t>(s)]},
+                       {"layer_s", problem.graph.seconds(layers.prefix.empty() ? 0 : 1, s)}});
+  doc["servers"] = servers;
+  const LowerBound bound = lower_bound(problem.graph, problem.platform, false);
+  const double lb = bound.value(objective);
+  doc["lower_bound"] = {{"critical_path_s", bound.critical_path_s}, {"load_s", bound.load_s}, {"value_s", lb}};
+  doc["methods"] = nlohmann::json::array();
+  bool all_valid = true;
+  for (const Schedule& s : results) {
+    const std::vector<std::string> problems = s.found() ? check_schedule(problem.graph, problem.platform, s) : std::vector<std::string>{};
+    all_valid = all_valid && problems.empty();
+    doc["methods"].push_back(schedule_json(s, problem.graph, problem.platform, lb, problems));
+  }
+  if (!o.output.empty()) {
+    std::ofstream out(o.output);
+    out << doc.dump(1) << "\n";
+    if (!out) throw InputError(o.output + ": cannot write the schedule");
+  }
+  if (o.json) {
+    std::cout << doc.dump(1) << "\n";
+  } else {
+    std::cout << "schedule: " << tasks.network << " as " << layers.layers.size() << " identical layers (+ " << layers.prefix.size() << " prefix and "
+              << layers.suffix.size() << " suffix tasks) on " << platform.name << " (" << platform.servers << " servers, " << platform.size() << " devices), "
+              << o.objective << "\n";
+    std::cout << "tensor parallel inside each server, pipeline across servers; with symmetry " << sym.programs << " programs of at most "
+              << sym.program_variables << " variables, without it one program of " << sym.full_program_binaries << " assignment binaries\n\n";
+    std::cout << std::left << std::setw(12) << "server" << std::setw(18) << "hardware" << std::right << std::setw(8) << "layers" << std::setw(14) << "per layer" << "\n";
+    for (const auto& s : doc["servers"])
+      std::cout << std::left << std::setw(12) << s["server"].get<std::string>() << std::setw(18) << s["hardware"].get<std::string>() << std::right
+                << std::setw(8) << s["layers"].get<int>() << std::setw(14) << time_text(s["layer_s"].get<double>()) << "\n";
+    std::cout << "\nlower bound " << time_text(lb) << "\n";
+    for (const Schedule& s : results) {
+      std::cout << std::left << std::setw(20) << s.method << std::right;
+      if (!s.found()) {
+        std::cout << "  " << s.status << "\n";
+        continue;
+      }
+      std::cout << std::setw(13) << time_text(s.objective_value()) << std::setw(8) << (lb > 0 ? fixed(s.objective_value() / lb, 3) : "-");
+      if (objective == Objective::throughput) std::cout << std::setw(10) << fixed(1.0 / s.period_s, 2) << "/s";
+      std::cout << std::setw(10) << fixed(s.solve_s, 3) << " s  " << s.status << "\n";
+    }
+  }
+  if (!all_valid) throw InputError("a method produced an invalid schedule (a bug: please report it with this command)");
+}
+
 void run(const Options& o) {
   const Objective objective = [&] {
     if (o.objective == "latency") return Objective::latency;
@@ -138,6 +211,11 @@ void run(const Options& o) {
     throw InputError("platform '" + platform.name + "' cannot hold network '" + graph.name() + "': " + mebibytes(weights) + " MiB of parameters, " + mebibytes(room) +
                      " MiB of device memory left after activations");
 
+  if (std::find(methods.begin(), methods.end(), "symmetric") != methods.end()) {
+    if (methods.size() != 1) throw InputError("--method symmetric schedules servers, not devices: run it alone");
+    run_symmetric(o, tasks, platform, objective);
+    return;
+  }
   const bool groups = !o.no_groups;
   const LowerBound bound = lower_bound(tasks, platform, groups);
   const double lb = bound.value(objective);
