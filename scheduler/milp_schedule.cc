@@ -328,18 +328,25 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
     // it still needs (its longest path of successors at their fastest, transfers free). For the
     // whole graph these rows are valid cuts; for a module they stop it from finishing its own
     // tasks early at the expense of the critical path beyond it.
-    double start_objective = 0;  // the start's value: an upper bound on the optimum, and big-M
+    // Times in the program run from t0, the module's earliest release, so that big-M values span
+    // the module's own time, not all that came before it.
+    double t0 = kCannotRun;
+    for (std::size_t k = 0; k < m; ++k)
+      for (int d : allowed[k]) t0 = std::min(t0, release(g, p, st, module[k], d) * kUnit);
+    double start_objective = 0;  // the start's value: an upper bound on the optimum
     for (std::size_t k = 0; k < m; ++k)
       start_objective = std::max(start_objective, (start.start[k] + g.seconds(module[k], start.device[k]) + tail[static_cast<std::size_t>(module[k])]) * kUnit);
-    const double horizon = start_objective * 1.000001 + 1e-3;
-    const double M = horizon;
+    const double horizon = (start_objective - t0) * 1.000001 + 1e-3;
+    // Latest finish of each task in any solution at least as good as the start: big-M per task.
+    std::vector<double> latest(m);
+    for (std::size_t k = 0; k < m; ++k) latest[k] = std::max(horizon - tail[static_cast<std::size_t>(module[k])] * kUnit, 1e-3);
     const double tie = kTieBreak / static_cast<double>(std::max<std::size_t>(m, 1));
     std::vector<int> s(m);
-    for (std::size_t k = 0; k < m; ++k) s[k] = var(0, horizon, tie, false, start.start[k] * kUnit);
-    const int C = var(0, horizon, 1.0, false, start_objective);
+    for (std::size_t k = 0; k < m; ++k) s[k] = var(0, latest[k], tie, false, std::max(0.0, start.start[k] * kUnit - t0));
+    const int C = var(0, horizon, 1.0, false, start_objective - t0);
     for (std::size_t k = 0; k < m; ++k) {
       Terms rel{{s[k], 1}};
-      for (int d : allowed[k]) rel.push_back({x[k][static_cast<std::size_t>(d)], -release(g, p, st, module[k], d) * kUnit});
+      for (int d : allowed[k]) rel.push_back({x[k][static_cast<std::size_t>(d)], -(release(g, p, st, module[k], d) * kUnit - t0)});
       mp.add_row(rel, 'G', 0);
       Terms fin{{C, 1}, {s[k], -1}};
       duration(k, -1, fin);
@@ -376,24 +383,27 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
         const int order = var(0, 1, 0, true, a_first ? 1 : 0);
         const int same = var(0, 1, 0, false, start.device[a] == start.device[b] ? 1 : 0);
         for (int d : shared) mp.add_row({{same, 1}, {x[a][static_cast<std::size_t>(d)], -1}, {x[b][static_cast<std::size_t>(d)], -1}}, 'G', -1);
-        Terms grouped;
+        std::vector<int> grouped;
         for (std::size_t q : groups_of[a])
           if (static_cast<std::size_t>(groups[q].a + groups[q].b) == a + b)
             for (int v : gv[q])
-              if (v >= 0) grouped.push_back({v, M});
-        // a before b:  s_b >= s_a + dur_a - M (1 - order) - M (1 - same) - M grouped
-        Terms ab{{s[b], 1}, {s[a], -1}, {order, -M}, {same, -M}};
+              if (v >= 0) grouped.push_back(v);
+        // a before b:  s_b >= s_a + dur_a - M (1 - order) - M (1 - same) - M grouped, with
+        // M = latest finish of a (s_a + dur_a <= latest[a] and s_b >= 0 make the row void then).
+        const double Ma = latest[a], Mb = latest[b];
+        Terms ab{{s[b], 1}, {s[a], -1}, {order, -Ma}, {same, -Ma}};
         duration(a, -1, ab);
-        ab.insert(ab.end(), grouped.begin(), grouped.end());
-        mp.add_row(ab, 'G', -2 * M);
+        for (int v : grouped) ab.push_back({v, Ma});
+        mp.add_row(ab, 'G', -2 * Ma);
         // b before a:  s_a >= s_b + dur_b - M order - M (1 - same) - M grouped
-        Terms ba{{s[a], 1}, {s[b], -1}, {order, M}, {same, -M}};
+        Terms ba{{s[a], 1}, {s[b], -1}, {order, Mb}, {same, -Mb}};
         duration(b, -1, ba);
-        ba.insert(ba.end(), grouped.begin(), grouped.end());
-        mp.add_row(ba, 'G', -M);
+        for (int v : grouped) ba.push_back({v, Mb});
+        mp.add_row(ba, 'G', -Mb);
       }
     // Grouped tasks start together.
     for (std::size_t q = 0; q < groups.size(); ++q) {
+      const double M = std::max(latest[static_cast<std::size_t>(groups[q].a)], latest[static_cast<std::size_t>(groups[q].b)]);
       Terms any;
       for (int v : gv[q])
         if (v >= 0) any.push_back({v, M});
@@ -404,17 +414,18 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
       down.insert(down.end(), any.begin(), any.end());
       mp.add_row(down, 'L', M);
     }
-    const MilpResult r = mp.solve(o.time_limit_s, init);
+    // The tie-break is worth at most kTieBreak * horizon: a gap that small is optimal enough.
+    const MilpResult r = mp.solve(o.time_limit_s, init, std::max(2 * kTieBreak, o.relative_gap) * horizon);
     ModuleResult out;
     out.status = r.status;
     out.seconds = r.seconds;
     Assignment chosen = start;
     if (r.has_solution()) {
-      out.bound = r.bound / kUnit - tie * horizon * static_cast<double>(m) / kUnit;
+      out.bound = (r.bound + t0 - kTieBreak * horizon) / kUnit;
       for (std::size_t k = 0; k < m; ++k) {
         for (int d : allowed[k])
           if (r.values[static_cast<std::size_t>(x[k][static_cast<std::size_t>(d)])] > 0.5) chosen.device[k] = d;
-        chosen.start[k] = r.values[static_cast<std::size_t>(s[k])];
+        chosen.start[k] = (r.values[static_cast<std::size_t>(s[k])] + t0) / kUnit;
       }
       for (std::size_t q = 0; q < groups.size(); ++q)
         for (int v : gv[q])

@@ -30,6 +30,9 @@ struct MilpOptions {
   bool groups = true;
   /// Group candidates per task (the pairs that save most), to keep the program small.
   int groups_per_task = 2;
+  /// Latency: stop once the best solution is within this fraction of the objective (measured from
+  /// the module's first release) of the proven bound; 0 proves optimality.
+  double relative_gap = 0;
 };
 
 /// What is already decided when a module is solved. Start with `SchedulingState(graph, platform)`.

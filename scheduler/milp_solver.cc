@@ -42,7 +42,7 @@ void MilpProblem::add_row(const std::vector<std::pair<int, double>>& terms, char
   rhs_.push_back(rhs);
 }
 
-MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& start) const {
+MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& start, double absolute_gap) const {
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<Cbc_Model, void (*)(Cbc_Model*)> model(Cbc_newModel(), Cbc_deleteModel);
   Cbc_setLogLevel(model.get(), 0);
@@ -72,6 +72,8 @@ MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& st
     if (integer_[v]) Cbc_setInteger(model.get(), static_cast<int>(v));
   Cbc_setObjSense(model.get(), 1);
   Cbc_setMaximumSeconds(model.get(), std::max(time_limit_s, 0.01));
+  Cbc_setAllowableFractionGap(model.get(), 1e-6);
+  if (absolute_gap > 0) Cbc_setAllowableGap(model.get(), absolute_gap);
   if (!start.empty()) {
     if (start.size() != static_cast<std::size_t>(variables())) throw std::logic_error("MILP start must set every variable");
     std::vector<int> columns(start.size());

@@ -29,8 +29,11 @@ class MilpProblem {
   int variables() const { return static_cast<int>(lower_.size()); }
   int rows() const { return static_cast<int>(senses_.size()); }
 
-  /// Solves with CBC; `start`, if not empty, gives a value for every variable.
-  MilpResult solve(double time_limit_s, const std::vector<double>& start = {}) const;
+  /// Solves with CBC; `start`, if not empty, gives a value for every variable. The search stops
+  /// as optimal once the best solution is within `absolute_gap` of the bound (for objectives
+  /// with tie-breaking terms: proving the tie-break optimal is wasted effort) or within a
+  /// relative 1e-6.
+  MilpResult solve(double time_limit_s, const std::vector<double>& start = {}, double absolute_gap = 0) const;
 
  private:
   std::vector<double> lower_, upper_, cost_;

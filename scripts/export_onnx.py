@@ -41,6 +41,11 @@ CASES = {
     "inception_v3_noaux_train_op13": (
         lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=False),
         lambda: image(1, 299), 13, TRAIN, "inception_v3_noaux"),
+    # Inference exports for executing schedules for real (scripts/run_schedule_torch.py).
+    "resnet50_eval_op13": (lambda: torchvision.models.resnet50(), lambda: image(8, 224), 13, EVAL, "resnet50"),
+    "inception_v3_eval_op13": (
+        lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=False),
+        lambda: image(8, 299), 13, EVAL, "inception_v3_noaux"),
     "alexnet_eval_op13": (lambda: torchvision.models.alexnet(), lambda: image(1, 224), 13, EVAL, "alexnet"),
     "transformer_encoder_train_op13": (lambda: TransformerEncoderClassifier(), lambda: tokens(2, 64), 13, TRAIN,
                                        "transformer_encoder"),

@@ -28,8 +28,10 @@ struct Options {
   std::string objective = "latency";
   std::string methods = "all";
   double time_limit = 60;
-  int module_tasks = 16;
+  int module_tasks = 0;  // auto
   int coarsen = 0;
+  double module_gap = 0.002;
+  double module_time_limit = 1;
   bool no_groups = false;
   std::int64_t batch = 1;
   std::vector<std::int64_t> input;
@@ -134,8 +136,12 @@ void run_symmetric(const Options& o, const TaskGraph& tasks, const Platform& pla
   doc["symmetric_programs"] = sym.programs;
   doc["full_program_assignment_binaries"] = sym.full_program_binaries;
   nlohmann::json servers = nlohmann::json::array();
+  std::vector<std::string> replica_of(static_cast<std::size_t>(problem.platform.size()));
+  for (std::size_t s = 0; s < sym.schedule.replicas.size(); ++s)
+    for (int r : sym.schedule.replicas[s]) replica_of[static_cast<std::size_t>(r)] = problem.platform.devices[s].name;
   for (int s = 0; s < problem.platform.size(); ++s)
     servers.push_back({{"server", problem.platform.devices[static_cast<std::size_t>(s)].name},
+                       {"replica_of", replica_of[static_cast<std::size_t>(s)]},
                        {"hardware", problem.platform.devices[static_cast<std::size_t>(s)].hardware.name},
                        {"layers", sym.layers_per_server.empty() ? 0 : sym.layers_per_server[static_cast<std::size_t>(s)]},
                        {"layer_s", problem.graph.seconds(layers.prefix.empty() ? 0 : 1, s)}});
@@ -163,10 +169,14 @@ void run_symmetric(const Options& o, const TaskGraph& tasks, const Platform& pla
               << o.objective << "\n";
     std::cout << "tensor parallel inside each server, pipeline across servers; with symmetry " << sym.programs << " programs of at most "
               << sym.program_variables << " variables, without it one program of " << sym.full_program_binaries << " assignment binaries\n\n";
-    std::cout << std::left << std::setw(12) << "server" << std::setw(18) << "hardware" << std::right << std::setw(8) << "layers" << std::setw(14) << "per layer" << "\n";
-    for (const auto& s : doc["servers"])
+    std::cout << std::left << std::setw(12) << "server" << std::setw(18) << "hardware" << std::right << std::setw(8) << "layers" << std::setw(14) << "per layer"
+              << "  role\n";
+    for (const auto& s : doc["servers"]) {
+      const std::string of = s["replica_of"].get<std::string>();
       std::cout << std::left << std::setw(12) << s["server"].get<std::string>() << std::setw(18) << s["hardware"].get<std::string>() << std::right
-                << std::setw(8) << s["layers"].get<int>() << std::setw(14) << time_text(s["layer_s"].get<double>()) << "\n";
+                << std::setw(8) << s["layers"].get<int>() << std::setw(14) << time_text(s["layer_s"].get<double>()) << "  "
+                << (!of.empty() ? "replica of " + of + "'s stage" : s["layers"].get<int>() > 0 ? "pipeline stage" : "idle") << "\n";
+    }
     std::cout << "\nlower bound " << time_text(lb) << "\n";
     for (const Schedule& s : results) {
       std::cout << std::left << std::setw(20) << s.method << std::right;
@@ -240,9 +250,13 @@ void run(const Options& o) {
     else if (m == "cpop") s = schedule_cpop(tasks, platform);
     else if (m == "split") {
       SplitOptions so;
-      so.module_tasks = o.module_tasks;
+      // Modules of 12 tasks solve to optimality in a fraction of a second; beyond 150 tasks the
+      // per-module share of the time limit shrinks and modules of 6 keep them solvable.
+      so.module_tasks = o.module_tasks > 0 ? o.module_tasks : tasks.size() > 150 ? 6 : 12;
       so.time_limit_s = o.time_limit;
       so.milp.groups = groups;
+      so.milp.relative_gap = o.module_gap;
+      so.milp.time_limit_s = o.module_time_limit;
       s = schedule_split(tasks, platform, objective, so, &hint);
       s.solve_s += hint_s;
     } else {
@@ -273,7 +287,9 @@ void run(const Options& o) {
     for (double s : t.seconds) seconds.push_back(s < kCannotRun ? nlohmann::json(s) : nlohmann::json(nullptr));
     nlohmann::json preds = nlohmann::json::array();
     for (int e : tasks.in_edges(i)) preds.push_back({{"task", tasks.edges[static_cast<std::size_t>(e)].from}, {"bytes", tasks.edges[static_cast<std::size_t>(e)].bytes}});
-    task_list.push_back({{"name", t.name}, {"ops", t.ops.size()}, {"seconds", seconds}, {"weight_bytes", t.weight_bytes}, {"inputs", preds}});
+    nlohmann::json op_names = nlohmann::json::array();
+    for (int op : t.ops) op_names.push_back(graph.op(op).name);
+    task_list.push_back({{"name", t.name}, {"ops", t.ops.size()}, {"op_names", op_names}, {"seconds", seconds}, {"weight_bytes", t.weight_bytes}, {"inputs", preds}});
   }
   doc["tasks"] = task_list;
   doc["lower_bound"] = {{"critical_path_s", bound.critical_path_s}, {"load_s", bound.load_s}, {"value_s", lb}};
@@ -337,7 +353,9 @@ void add_schedule_command(CLI::App& app) {
   c->add_option("--objective", o->objective, "latency (one inference) or throughput (pipelined)")->capture_default_str();
   c->add_option("--method", o->methods, "milp, split, heft, cpop, greedy, single, a comma list, or all")->capture_default_str();
   c->add_option("--time-limit", o->time_limit, "seconds for the MILP, and for all of split's modules together")->capture_default_str();
-  c->add_option("--module-tasks", o->module_tasks, "split: the most tasks per module")->capture_default_str();
+  c->add_option("--module-tasks", o->module_tasks, "split: the most tasks per module (default: 12, or 6 above 150 tasks)");
+  c->add_option("--module-time-limit", o->module_time_limit, "split: the most seconds for one module's program")->capture_default_str();
+  c->add_option("--module-gap", o->module_gap, "split: a module's search stops within this fraction of its bound")->capture_default_str();
   c->add_option("--coarsen", o->coarsen, "fuse chains of ops until at most this many tasks remain (0: keep every op)")->capture_default_str();
   c->add_flag("--no-groups", o->no_groups, "never run two independent tasks together on one device");
   c->add_option("--batch", o->batch, "samples per inference")->capture_default_str();

@@ -111,4 +111,50 @@ if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   /usr/bin/python3 "$src/scripts/plot_scaling.py" "$csv" -o "$png" >/dev/null && [ -s "$png" ] && echo "ok   plot" || { echo "FAIL plot"; fail=1; }
 fi
 rm -f "$csv" "${csv%.csv}.png"
+# dnnperf schedule: every method's schedule is checked by the command itself (it exits non-zero on
+# an invalid one); here: the table, the JSON placements re-checked independently, bad input.
+plat="$src/data/platforms/cpu-v100-a100.json"
+check schedule_table 0 'split +[0-9.]+ (ms|us)' -- "$bin" schedule -n "randwire-ba:nodes=6,stages=1" --batch 2 --platform "$plat" --time-limit 3
+check schedule_throughput 0 'inferences/s' -- "$bin" schedule -n resnet18 --platform "$plat" --objective throughput --coarsen 20 --method heft,split --time-limit 3
+check schedule_symmetric 0 'identical layers' -- "$bin" schedule -n "gpt:layers=8,hidden=1024,heads=16" --seq 128 --platform "$src/data/platforms/dgx-h100-a100.json" --objective throughput --method symmetric --time-limit 3
+check schedule_no_platform 1 'cannot open' -- "$bin" schedule -n resnet18 --platform /nonexistent.json
+check schedule_bad_method 1 "unknown method 'fastest'" -- "$bin" schedule -n resnet18 --platform "$plat" --method fastest
+check schedule_bad_objective 1 "objective" -- "$bin" schedule -n resnet18 --platform "$plat" --objective energy
+check schedule_symmetric_cnn 1 'no repeated layers' -- "$bin" schedule -n alexnet --platform "$src/data/platforms/dgx-h100-a100.json" --method symmetric
+tmp=$(mktemp -d)
+cat > "$tmp/tiny.json" <<'JSON'
+{"format": "dnnperf.platform", "version": 1, "name": "tiny", "servers": [{"name": "s", "devices": [
+  {"name": "cpu", "hardware": "cpu", "memory_bytes": 2e8}, {"name": "gpu", "hardware": "v100", "memory_bytes": 2e8}],
+  "links": [{"between": ["cpu", "gpu"], "bandwidth": 1e10}]}]}
+JSON
+check schedule_memory 1 'cannot hold network' -- "$bin" schedule -n vgg16 --platform "$tmp/tiny.json"
+cat > "$tmp/split.json" <<'JSON'
+{"format": "dnnperf.platform", "version": 1, "name": "split", "servers": [{"name": "s", "devices": [
+  {"name": "cpu", "hardware": "cpu"}, {"name": "gpu", "hardware": "v100"}]}]}
+JSON
+check schedule_disconnected 1 'no link path' -- "$bin" schedule -n resnet18 --platform "$tmp/split.json"
+"$bin" schedule -n "randwire-er:nodes=8,stages=1" --batch 4 --platform "$plat" --coarsen 30 --time-limit 3 -o "$tmp/s.json" >/dev/null &&
+/usr/bin/python3 - "$tmp/s.json" <<'PY' && echo "ok   schedule_json_independent_check" || { echo "FAIL schedule_json_independent_check"; fail=1; }
+import json, sys
+doc = json.load(open(sys.argv[1]))
+tasks, devices = doc["tasks"], [d["name"] for d in doc["devices"]]
+assert {m["method"] for m in doc["methods"]} == {"single", "greedy", "heft", "cpop", "split", "milp"}
+for m in doc["methods"]:
+    assert m["found"] and m["valid"], m["method"]
+    pl = {p["task"]: p for p in m["placements"]}
+    assert len(pl) == len(tasks)
+    for i, t in enumerate(tasks):
+        p = pl[i]
+        cost = t["seconds"][devices.index(p["device"])]
+        assert cost is not None
+        assert p["finish_s"] - p["start_s"] >= cost * (1 - 1e-9) or "with" in p, (m["method"], i)
+        for e in t["inputs"]:  # transfers cost something, so a consumer starts no earlier than its producer ends
+            assert p["start_s"] >= pl[e["task"]]["finish_s"] - 1e-12, (m["method"], i)
+    assert abs(max(p["finish_s"] for p in pl.values()) - m["makespan_s"]) < 1e-12
+    assert m["makespan_s"] >= doc["lower_bound"]["value_s"] * (1 - 1e-9)
+PY
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  /usr/bin/python3 "$src/scripts/plot_gantt.py" "$tmp/s.json" -o "$tmp/g.png" >/dev/null && [ -s "$tmp/g.png" ] && echo "ok   gantt" || { echo "FAIL gantt"; fail=1; }
+fi
+rm -rf "$tmp"
 exit $fail

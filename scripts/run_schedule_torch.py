@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""Executes dnnperf schedules for real: runs an ONNX model node by node in PyTorch, each node on the
+device its task was scheduled on, and compares the measured latency with the predicted one.
+
+    run_schedule_torch.py --onnx M.onnx --schedule S.json --devices cpu=cpu,a100=cuda:0 \\
+        [--methods split,heft,single] [--repeats 20] [--warmup 3] [-o OUT.json]
+
+Machines without the onnx package (GPU machines lent for measurement) take a bundle made here:
+`run_schedule_torch.py --bundle M.onnx M.pt` stores the nodes and weights with torch.save, and
+--onnx accepts the .pt file.
+
+S.json comes from `dnnperf schedule -n M.onnx ... -o S.json` (its tasks list the ONNX node names
+they hold). --devices maps the platform's device names to torch devices (the same torch device
+may serve several names, e.g. on a machine without a GPU). Kernels on CUDA devices are launched
+asynchronously, so a CPU node and a GPU node scheduled side by side overlap as the schedule says;
+a tensor moves when its consumer sits on another device. Every method's output is checked against
+a plain CPU run of the same model before any timing. Latency: wall clock of one inference from the
+input on its first device to the output, CUDA devices synchronised; median and minimum of the
+repetitions, and their spread.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+class Node:
+    """An ONNX node as plain data (name, op_type, input and output names, attributes)."""
+
+    def __init__(self, name, op_type, inputs, outputs, attributes):
+        self.name, self.op_type, self.input, self.output, self.attrs = name, op_type, inputs, outputs, attributes
+
+
+def attrs(node):
+    return node.attrs
+
+
+def load_onnx(path):
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError:
+        sys.exit("run_schedule_torch: reading .onnx needs the onnx package (python3-onnx); elsewhere pass a bundle made with --bundle")
+
+    def value(a):
+        v = onnx.helper.get_attribute_value(a)
+        if isinstance(v, onnx.TensorProto):
+            return torch.from_numpy(numpy_helper.to_array(v).copy())
+        if isinstance(v, bytes):
+            return v.decode()
+        return list(v) if isinstance(v, (list, tuple)) or type(v).__name__ == "RepeatedScalarContainer" else v
+
+    proto = onnx.load(path)
+    g = proto.graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in g.initializer}
+    nodes = [Node(n.name, n.op_type, list(n.input), list(n.output), {a.name: value(a) for a in n.attribute}) for n in g.node]
+    inp = next(i for i in g.input if i.name not in weights)
+    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    return {"nodes": [vars(n) for n in nodes], "weights": weights, "input": inp.name, "input_shape": shape, "output": g.output[0].name}
+
+
+def pads_of(a, rank=2):
+    p = list(a.get("pads", [0] * (2 * rank)))
+    return p[:rank], p[rank:]
+
+
+def conv(node, x, w, b=None):
+    a = attrs(node)
+    begin, end = pads_of(a)
+    if begin != end:
+        x = F.pad(x, (begin[1], end[1], begin[0], end[0]))
+        begin = [0, 0]
+    return F.conv2d(x, w, b, stride=a.get("strides", [1, 1]), padding=begin, dilation=a.get("dilations", [1, 1]), groups=a.get("group", 1))
+
+
+def pool(node, x, kind):
+    a = attrs(node)
+    begin, end = pads_of(a)
+    k, s = a["kernel_shape"], a.get("strides", a["kernel_shape"])
+    if begin != end:
+        x = F.pad(x, (begin[1], end[1], begin[0], end[0]), value=float("-inf") if kind == "max" else 0.0)
+        begin = [0, 0]
+    if kind == "max":
+        return F.max_pool2d(x, k, s, begin, ceil_mode=bool(a.get("ceil_mode", 0)))
+    return F.avg_pool2d(x, k, s, begin, ceil_mode=bool(a.get("ceil_mode", 0)), count_include_pad=bool(a.get("count_include_pad", 0)))
+
+
+def gemm(node, a_, b_, c=None):
+    a = attrs(node)
+    if a.get("transA", 0):
+        a_ = a_.t()
+    if a.get("transB", 0):
+        b_ = b_.t()
+    y = a.get("alpha", 1.0) * (a_ @ b_)
+    return y + a.get("beta", 1.0) * c if c is not None else y
+
+
+OPS = {
+    "Conv": conv,
+    "Relu": lambda n, x: torch.relu(x),
+    "Sigmoid": lambda n, x: torch.sigmoid(x),
+    "Clip": lambda n, x, lo=None, hi=None: torch.clamp(x, None if lo is None else lo.item(), None if hi is None else hi.item()),
+    "MaxPool": lambda n, x: pool(n, x, "max"),
+    "AveragePool": lambda n, x: pool(n, x, "avg"),
+    "GlobalAveragePool": lambda n, x: x.mean(dim=(2, 3), keepdim=True),
+    "Add": lambda n, a, b: a + b,
+    "Mul": lambda n, a, b: a * b,
+    "Concat": lambda n, *xs: torch.cat(xs, dim=attrs(n)["axis"]),
+    "Flatten": lambda n, x: torch.flatten(x, attrs(n).get("axis", 1)),
+    "Reshape": lambda n, x, shape: x.reshape([int(v) if int(v) != 0 else x.shape[i] for i, v in enumerate(shape.tolist())]),
+    "Gemm": gemm,
+    "MatMul": lambda n, a, b: a @ b,
+    "BatchNormalization": lambda n, x, s, b, m, v: F.batch_norm(x, m, v, s, b, False, 0.0, attrs(n).get("epsilon", 1e-5)),
+    "Dropout": lambda n, x, *rest: x,
+    "Identity": lambda n, x: x,
+}
+
+
+class Model:
+    def __init__(self, path):
+        data = torch.load(path) if path.endswith(".pt") else load_onnx(path)
+        nodes = [Node(n["name"], n["op_type"], n["input"], n["output"], n["attrs"]) for n in data["nodes"]]
+        self.weights = dict(data["weights"])
+        for n in nodes:
+            if n.op_type == "Constant":
+                self.weights[n.output[0]] = n.attrs["value"]
+        self.nodes = [n for n in nodes if n.op_type != "Constant"]
+        for i, n in enumerate(self.nodes):
+            if n.op_type not in OPS:
+                sys.exit(f"run_schedule_torch: {path}: node {i} '{n.name}' has op {n.op_type}, which this runner does not execute")
+        self.input, self.input_shape, self.output = data["input"], data["input_shape"], data["output"]
+
+    def run(self, x, device_of_node, first_device):
+        """One inference; returns the output. device_of_node: node index -> torch.device."""
+        env = {self.input: x}
+        where = {}  # (tensor name, device) -> tensor moved there
+        for i in self.order:
+            n = self.nodes[i]
+            dev = device_of_node[i]
+            args = []
+            for name in n.input:
+                if not name:
+                    args.append(None)
+                    continue
+                if name in self.weights:
+                    args.append(self.placed_weights[(name, dev)])
+                    continue
+                t = env[name]
+                if t.device != dev:
+                    key = (name, dev)
+                    if key not in where:
+                        where[key] = t.to(dev, non_blocking=True)
+                    t = where[key]
+                args.append(t)
+            env[n.output[0]] = OPS[n.op_type](n, *args)
+        return env[self.output]
+
+    def place(self, device_of_node):
+        """Copies each node's weights to its device once, before timing."""
+        self.placed_weights = {}
+        for i, n in enumerate(self.nodes):
+            for name in n.input:
+                if name in self.weights and (name, device_of_node[i]) not in self.placed_weights:
+                    self.placed_weights[(name, device_of_node[i])] = self.weights[name].to(device_of_node[i])
+
+
+def plan(model, schedule, method, torch_devices):
+    """Per ONNX node its torch device, and the execution order (scheduled start, then graph order)."""
+    m = next((x for x in schedule["methods"] if x["method"] == method), None)
+    if m is None or not m.get("found"):
+        raise ValueError(f"the schedule has no '{method}' result")
+    task_of = {}
+    for t_index, task in enumerate(schedule["tasks"]):
+        for name in task.get("op_names", []):
+            task_of[name] = t_index
+    if not task_of:
+        raise ValueError("the schedule lists no op names per task (made by an older dnnperf?)")
+    placement = {p["task"]: p for p in m["placements"]}
+    produced_on = {}
+    device_of_node, start = [], []
+    for i, n in enumerate(model.nodes):
+        t = task_of.get(n.name)
+        if t is not None:
+            name = placement[t]["device"]
+            if name not in torch_devices:
+                raise ValueError(f"schedule device '{name}' has no torch device in --devices")
+            dev, s = torch_devices[name], placement[t]["start_s"]
+        else:  # folded away by dnnperf's importer (shape arithmetic): run where its input is
+            src = next((produced_on[x] for x in n.input if x in produced_on), None)
+            dev, s = (src if src is not None else next(iter(torch_devices.values()))), (start[-1] if start else 0.0)
+        device_of_node.append(dev)
+        start.append(s)
+        for o in n.output:
+            produced_on[o] = dev
+    order = sorted(range(len(model.nodes)), key=lambda i: (start[i], i))
+    return device_of_node, order, m
+
+
+def sync(devices):
+    for d in devices:
+        if d.type == "cuda":
+            torch.cuda.synchronize(d)
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--bundle":
+        torch.save(load_onnx(sys.argv[2]), sys.argv[3])
+        print(f"wrote {sys.argv[3]}")
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--onnx", required=True)
+    ap.add_argument("--schedule", required=True)
+    ap.add_argument("--devices", required=True, help="platform device = torch device, comma separated")
+    ap.add_argument("--methods", default="split,heft,single")
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("-o", "--output")
+    args = ap.parse_args()
+    try:
+        torch_devices = {k: torch.device(v) for k, v in (p.split("=", 1) for p in args.devices.split(","))}
+    except ValueError:
+        sys.exit(f"run_schedule_torch: --devices: expected name=device pairs, got '{args.devices}'")
+    for d in torch_devices.values():
+        if d.type == "cuda" and not torch.cuda.is_available():
+            sys.exit("run_schedule_torch: --devices names CUDA but this PyTorch sees no GPU")
+    with open(args.schedule) as f:
+        schedule = json.load(f)
+    model = Model(args.onnx)
+    shape = [d or schedule.get("batch", 1) for d in model.input_shape]
+    torch.manual_seed(0)
+    x_cpu = torch.randn(*shape)
+    cpu = torch.device("cpu")
+    model.order = list(range(len(model.nodes)))
+    model.place([cpu] * len(model.nodes))
+    with torch.no_grad():
+        reference = model.run(x_cpu, [cpu] * len(model.nodes), cpu)
+
+    results = []
+    torch.set_grad_enabled(False)
+    for method in args.methods.split(","):
+        try:
+            device_of_node, order, m = plan(model, schedule, method, torch_devices)
+        except ValueError as e:
+            print(f"run_schedule_torch: {method}: {e}", file=sys.stderr)
+            results.append({"method": method, "error": str(e)})
+            continue
+        model.order = order
+        model.place(device_of_node)
+        used = set(device_of_node)
+        first = device_of_node[order[0]]
+        x = x_cpu.to(first)
+        out = model.run(x, device_of_node, first).to(cpu)
+        err = (out - reference).abs().max().item() / max(reference.abs().max().item(), 1e-12)
+        if err > 1e-3:
+            results.append({"method": method, "error": f"output differs from the CPU reference by {err:.2e} (relative)"})
+            print(f"run_schedule_torch: {method}: wrong output ({err:.2e})", file=sys.stderr)
+            continue
+        times = []
+        for r in range(args.warmup + args.repeats):
+            sync(used)
+            t0 = time.perf_counter()
+            model.run(x, device_of_node, first)
+            sync(used)
+            if r >= args.warmup:
+                times.append(time.perf_counter() - t0)
+        med, low = statistics.median(times), min(times)
+        predicted = m["makespan_s"]
+        results.append({"method": method, "devices_used": sorted(str(d) for d in used), "predicted_s": predicted, "median_s": med, "min_s": low,
+                        "spread_pct": 100 * (max(times) - low) / low, "error_pct": 100 * (predicted - med) / med, "max_relative_output_error": err,
+                        "repeats": args.repeats})
+        print(f"{method:8s} predicted {predicted * 1e3:9.3f} ms  measured median {med * 1e3:9.3f} ms (min {low * 1e3:.3f}, "
+              f"spread {results[-1]['spread_pct']:.1f}%)  error {results[-1]['error_pct']:+.1f}%", flush=True)
+    doc = {"onnx": os.path.basename(args.onnx), "schedule": os.path.basename(args.schedule), "platform": schedule.get("platform"),
+           "torch": torch.__version__, "cuda_device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+           "date": time.strftime("%Y-%m-%d %H:%M:%S"), "results": results}
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(doc, f, indent=1)
+    return 1 if any("error" in r for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
