@@ -52,14 +52,19 @@ def build(args):
 
 
 def run(rank, args, result_path):
+    cuda = args.device == "cuda"
     if args.procs > 1:
-        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{args.port}", rank=rank, world_size=args.procs)
+        dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{args.port}", rank=rank, world_size=args.procs)
     torch.manual_seed(rank)
     if args.threads:
         torch.set_num_threads(args.threads)
+    device = torch.device(f"cuda:{rank}" if cuda else "cpu")
+    if cuda:
+        torch.cuda.set_device(device)
     model, x, y = build(args)
+    model, x, y = model.to(device), x.to(device), y.to(device)
     if args.procs > 1 and not args.inference:
-        model = torch.nn.parallel.DistributedDataParallel(model)
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank] if cuda else None)
     loss_fn = torch.nn.CrossEntropyLoss()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
@@ -84,17 +89,22 @@ def run(rank, args, result_path):
     for _ in range(args.iterations):
         if args.procs > 1:
             dist.barrier()
+        if cuda:
+            torch.cuda.synchronize(device)
         t0 = time.perf_counter()
         step()
-        t = torch.tensor([time.perf_counter() - t0])
+        if cuda:
+            torch.cuda.synchronize(device)  # kernels run asynchronously: the step ends when they do
+        t = torch.tensor([time.perf_counter() - t0], device=device)
         if args.procs > 1:
             dist.all_reduce(t, op=dist.ReduceOp.MAX)
-        times.append(float(t))
+        times.append(float(t.cpu()))
     if rank == 0:
         out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
                "input": args.input if args.network in VISION else [args.seq], "iterations": args.iterations,
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
-               "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(),
+               "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "device": args.device,
+               "gpu": torch.cuda.get_device_name(device) if cuda else None,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         with open(result_path, "w") as f:
             json.dump(out, f, indent=2)
@@ -114,12 +124,15 @@ def main():
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--inference", action="store_true")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cuda: one GPU per process, DDP over NCCL")
     p.add_argument("--port", type=int, default=0, help="rendezvous port for DDP (default: a free one)")
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args()
     args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
     if args.batch <= 0 or args.procs <= 0 or args.iterations <= 0:
         raise SystemExit("torch_train: --batch, --procs and --iterations must be positive")
+    if args.device == "cuda" and (not torch.cuda.is_available() or torch.cuda.device_count() < args.procs):
+        raise SystemExit(f"torch_train: --device cuda needs {args.procs} GPU(s); PyTorch sees {torch.cuda.device_count() if torch.cuda.is_available() else 0}")
     if args.procs > 1:
         if not args.port:  # a port nobody listens on, so that a stale run cannot capture the rendezvous
             with socket.socket() as s:

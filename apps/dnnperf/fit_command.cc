@@ -16,6 +16,7 @@
 #include "fitting/compute/compute_fit.h"
 #include "microbench/records/measurement.h"
 #include "models/comm/allreduce.h"
+#include "models/compute/analytic_model.h"
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
 #include "predictor/hardware/fitted_sections.h"
@@ -73,6 +74,14 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
             << std::left << std::setw(24) << "class" << std::setw(12) << "family" << std::right << std::setw(8) << "MAPE"
             << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << "  features\n";
   std::vector<RegressionModel> chosen;
+  // Points for the report's plots: every measurement against both fitted families.
+  std::ofstream points;
+  if (!o.plots.empty()) {
+    std::filesystem::create_directories(o.plots);
+    points.open(o.plots + "/compute_points.csv");
+    points << "class,family,flops,bytes,measured_s,predicted_s\n";
+  }
+  const AnalyticComputeModel fitted_analytic(analytic.device);
   for (const auto& [cls, a] : analytic.held_out) {
     if (cls == "memory") {
       std::cout << std::left << std::setw(24) << "memory passes" << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
@@ -89,6 +98,23 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
               << std::setw(8) << (r.held_out.count ? pct(r.held_out.p90) : "-") << std::setw(10)
               << (r.held_out.count ? pct(100 * r.held_out.coverage) : "-") << "  " << (r.converged ? features : r.message) << "\n";
     if (r.converged && r.held_out.count && r.held_out.mape < a.mape) chosen.push_back(r.model);
+    if (points)
+      for (const fitting::ComputeSample& smp : data.samples) {
+        if (smp.kernel_class != cls) continue;
+        const double bytes = smp.kernel.bytes_read + smp.kernel.bytes_written;
+        points << cls << ",analytic," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << fitted_analytic.seconds(smp.kernel, {}) << "\n";
+        if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << r.model.seconds(smp.kernel) << "\n";
+      }
+  }
+  if (points) {
+    for (const fitting::ComputeSample& smp : data.samples)
+      if (smp.kernel.cls != KernelClass::gemm && smp.kernel.cls != KernelClass::conv)
+        points << "memory,analytic," << smp.kernel.flops << "," << smp.kernel.bytes_read + smp.kernel.bytes_written << "," << smp.seconds << ","
+               << fitted_analytic.seconds(smp.kernel, {}) << "\n";
+    points.close();
+    const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_compute_fit.py";
+    const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/compute_points.csv' >/dev/null 2>&1";
+    std::cout << (std::system(cmd.c_str()) == 0 ? "compute plots in " + o.plots + "\n" : "compute plots not made (matplotlib missing?); data in " + o.plots + "/compute_points.csv\n");
   }
   nlohmann::json& d = profile["device"];
   d["peak_flops"]["fp32"] = analytic.device.peak_flops.at(MathMode::fp32);
@@ -276,6 +302,15 @@ void run_comm(const CommOptions& o) {
 }
 
 }  // namespace
+
+void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report) {
+  FitOptions o;
+  o.files = files;
+  o.hardware = hardware;
+  o.output = output;
+  o.plots = report;
+  run_fit(o);
+}
 
 void add_fit_command(CLI::App& app) {
   auto o = std::make_shared<FitOptions>();

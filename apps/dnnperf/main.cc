@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/dnnperf/bench_command.h"
+#include "apps/dnnperf/calibrate_command.h"
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   dnnperf::cli::add_bench_command(app, exit_code);
   dnnperf::cli::add_fit_command(app);
+  dnnperf::cli::add_calibrate_command(app);
   dnnperf::cli::add_comm_command(app);
   dnnperf::cli::add_validate_command(app);
   dnnperf::cli::add_schedule_command(app);

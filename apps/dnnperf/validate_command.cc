@@ -34,7 +34,14 @@ struct ValidateOptions {
   bool inference = false;
   bool json = false;
   std::string python = "/usr/bin/python3";
+  /// Ground truth measured elsewhere (scripts/gpu_validate.sh): DIR/<case>_run0.json and _run1.json.
+  std::string measured;
 };
+
+/// The file stem scripts/gpu_validate.sh writes a case's runs under.
+std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference) {
+  return network + "_b" + std::to_string(batch) + "_p" + std::to_string(procs) + (inference ? "_inference" : "_train");
+}
 
 struct Measured {
   bool ok = false;
@@ -44,6 +51,25 @@ struct Measured {
 
 /// One ground-truth run of scripts/torch_train.py.
 Measured ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
+  if (!o.measured.empty()) {
+    Measured m;
+    const std::string path = o.measured + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
+    std::ifstream in(path);
+    if (!in) {
+      m.error = path + ": no measurement for this case";
+      return m;
+    }
+    try {
+      const nlohmann::json j = nlohmann::json::parse(in);
+      m.median = j.at("median_s");
+      m.min = j.at("min_s");
+      m.ok = m.median > 0 && m.min > 0;
+      if (!m.ok) m.error = path + ": non-positive times";
+    } catch (const std::exception& e) {
+      m.error = path + ": not a torch_train.py result: " + e.what();
+    }
+    return m;
+  }
   const std::string out = (std::filesystem::temp_directory_path() / ("dnnperf_validate_" + std::to_string(getpid()) + "_" + std::to_string(run) + ".json")).string();
   std::filesystem::remove(out);
   const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py";
@@ -148,8 +174,14 @@ void run_validate(const ValidateOptions& o) {
   };
   const nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
                                  {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
+  int failed = 0;
+  for (const auto& c : cases) failed += c.value("status", "") == "failed";
+  const auto finish = [&] {
+    if (failed) throw InputError(std::to_string(failed) + " of " + std::to_string(cases.size()) + " cases failed (marked in the report)");
+  };
   if (o.json) {
     std::cout << result.dump(2) << "\n";
+    finish();
     return;
   }
   const auto& e = result["absolute_error_percent"];
@@ -158,6 +190,7 @@ void run_validate(const ValidateOptions& o) {
     std::cout << "\nMAPE " << fixed(e["mean"], 1) << "%, median " << fixed(e["median"], 1) << "%, max " << fixed(e["max"], 1)
               << "% over " << errors.size() << " cases; run-to-run noise floor: mean " << fixed(n["mean"], 1) << "%, max "
               << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size() << "\n";
+  finish();
 }
 
 }  // namespace
@@ -175,6 +208,7 @@ void add_validate_command(CLI::App& app) {
   c->add_flag("--inference", o->inference, "validate inference instead of training");
   c->add_option("--timeout", o->timeout, "seconds one ground-truth run may take")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_flag("--json", o->json, "print one JSON object");
+  c->add_option("--measured", o->measured, "use ground truth measured elsewhere (scripts/gpu_validate.sh writes DIR) instead of running PyTorch here");
   c->callback([o] { run_validate(*o); });
 }
 

@@ -86,8 +86,8 @@ check fit_compute 0 'regression chosen for' -- "$bin" fit "$torchmeas" "$meas" -
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
-check validate 0 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
-check validate_failed_case 0 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
+check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
+check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
 rm -rf "$tmp"
 "$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '
@@ -157,4 +157,17 @@ if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   /usr/bin/python3 "$src/scripts/plot_gantt.py" "$tmp/s.json" -o "$tmp/g.png" >/dev/null && [ -s "$tmp/g.png" ] && echo "ok   gantt" || { echo "FAIL gantt"; fail=1; }
 fi
 rm -rf "$tmp"
+# dnnperf calibrate: bad input is refused before anything is measured.
+check calibrate_bad_backend 1 "unknown backend 'jax'" -- "$bin" calibrate --backend jax -o /tmp/dnnperf_cal.json
+check calibrate_bad_device 1 "unknown device 'tpu'" -- "$bin" calibrate --device tpu -o /tmp/dnnperf_cal.json
+check calibrate_no_python 1 'cannot import torch' -- "$bin" calibrate --python /nonexistent/python3 -o /tmp/dnnperf_cal.json --work /tmp/dnnperf_cal_work
+check calibrate_cuda_needs_profile 1 'hardware' -- "$bin" calibrate --device cuda -o /tmp/dnnperf_cal.json
+rm -rf /tmp/dnnperf_cal_work
+# validate --measured: ground truth from elsewhere; a missing case is marked, not fatal to the others.
+mdir=$(mktemp -d)
+echo '{"median_s": 0.05, "min_s": 0.049}' > "$mdir/resnet18_b4_p1_train_run0.json"
+echo '{"median_s": 0.051, "min_s": 0.05}' > "$mdir/resnet18_b4_p1_train_run1.json"
+check validate_measured 0 'resnet18 .* 50\.5' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
+check validate_measured_missing 1 'no measurement for this case' -- "$bin" validate --hardware cpu --networks resnet18 --batch 8 --input 64 --measured "$mdir"
+rm -rf "$mdir"
 exit $fail

@@ -1,0 +1,100 @@
+#include "apps/dnnperf/calibrate_command.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "apps/dnnperf/fit_command.h"
+#include "apps/dnnperf/format.h"
+#include "predictor/common/error.h"
+
+namespace dnnperf::cli {
+namespace {
+
+struct Options {
+  std::string backend = "torch";
+  std::string device = "cpu";
+  std::string hardware;
+  double time_budget = 540;
+  std::string shapes = "sample:300:1";
+  int threads = 1;
+  std::string work;
+  std::string output;
+  std::string python = "/usr/bin/python3";
+};
+
+// Memory-bound passes from 4 KiB to 64 MiB: where bandwidth ramps up and where it saturates.
+constexpr const char* kMemorySizes = "4096,16384,65536,262144,1048576,4194304,16777216,67108864";
+// Seconds kept for the fit after measuring.
+constexpr double kFitReserve = 45;
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+int run_step(const std::string& what, const std::string& command) {
+  std::cout << "calibrate: " << what << "\n" << std::flush;
+  const int status = std::system(command.c_str());
+  if (status == -1) throw InputError("cannot run: " + command);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+void run(const Options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  if (o.backend != "torch") throw InputError("--backend: unknown backend '" + o.backend + "' (torch)");
+  if (o.device != "cpu" && o.device != "cuda") throw InputError("--device: unknown device '" + o.device + "' (cpu or cuda)");
+  if (!(o.time_budget > kFitReserve + 30)) throw InputError("--time-budget must leave time to measure: at least " + fixed(kFitReserve + 30, 0) + " s");
+  const std::string hardware = !o.hardware.empty() ? o.hardware : o.device == "cpu" ? "cpu" : "";
+  if (hardware.empty()) throw InputError("--device cuda: name this GPU's datasheet profile with --hardware (e.g. a100, h100, h200)");
+  const std::string work = !o.work.empty() ? o.work : std::filesystem::path(o.output).replace_extension("").string() + ".calibration";
+  std::filesystem::create_directories(work);
+
+  // The backend needs PyTorch for the interpreter that runs it; say so plainly when it is missing.
+  if (run_step("checking PyTorch", o.python + " -c 'import torch' 2>/dev/null") != 0)
+    throw InputError(o.python + " cannot import torch: install python3-torch (scripts/setup.sh) or name another interpreter with --python");
+  if (o.device == "cuda" && run_step("checking CUDA", o.python + " -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'") != 0)
+    throw InputError("PyTorch sees no CUDA device: calibrate --device cpu, or run on a GPU machine");
+
+  const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_bench.py";
+  const std::string self = std::string(DNNPERF_SOURCE_DIR) + "/build/bin/dnnperf";
+  const std::string common = " --device " + o.device + " --threads " + std::to_string(o.threads) + " --resume";
+  const std::string memory = work + "/torch_" + o.device + "_memory.jsonl";
+  const std::string kernels = work + "/torch_" + o.device + "_kernels.jsonl";
+  // Memory passes are quick; the GEMMs and convolutions of the generic set take what is left.
+  const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
+  if (run_step("memory-bound passes (" + fixed(memory_budget, 0) + " s at most)",
+               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + common + " --time-budget " + fixed(memory_budget, 0) +
+                   " -o " + quote(memory)) != 0)
+    throw InputError("the memory-pass measurements failed (see above); rerun to resume");
+  const double left = o.time_budget - kFitReserve - elapsed();
+  if (left > 10 &&
+      run_step("GEMMs and convolutions of " + o.shapes + " (" + fixed(left, 0) + " s at most)",
+               o.python + " " + quote(script) + " --shapes " + o.shapes + " --max-flops 2e9" + common + " --time-budget " + fixed(left, 0) +
+                   " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
+    throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
+  std::vector<std::string> files{memory};
+  if (std::filesystem::exists(kernels)) files.push_back(kernels);
+  std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
+  fit_files(files, hardware, o.output, work + "/report");
+  std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  CLI::App* c = app.add_subcommand("calibrate", "Measure kernels through a framework and fit a calibrated profile, in one go");
+  c->add_option("--backend", o->backend, "measurement backend: torch (scripts/torch_bench.py)")->capture_default_str();
+  c->add_option("--device", o->device, "cpu or cuda")->capture_default_str();
+  c->add_option("--hardware", o->hardware, "base profile to calibrate (default for cpu: cpu; required for cuda)");
+  c->add_option("--time-budget", o->time_budget, "seconds for measuring and fitting together (resumable: rerun to continue)")->capture_default_str();
+  c->add_option("--shapes", o->shapes, "the generic shape set for GEMMs and convolutions")->capture_default_str();
+  c->add_option("--threads", o->threads, "CPU threads the framework uses")->capture_default_str();
+  c->add_option("--work", o->work, "folder for measurements and report (default: OUTPUT without .json, plus .calibration)");
+  c->add_option("--python", o->python, "Python interpreter with PyTorch")->capture_default_str();
+  c->add_option("-o,--output", o->output, "calibrated profile to write")->required();
+  c->callback([o] { run(*o); });
+}
+
+}  // namespace dnnperf::cli
