@@ -21,7 +21,7 @@ LowerBound lower_bound(const TaskGraph& g, const Platform& p, bool groups) {
   const int T = lp.add_variable(0, 1e30, 1, false);
   std::vector<std::vector<std::pair<int, double>>> load(static_cast<std::size_t>(p.size())), memory(static_cast<std::size_t>(p.size()));
   for (int i = 0; i < g.size(); ++i) {
-    const Task& t = g.task(i);
+    const TaskNode& t = g.task(i);
     std::vector<std::pair<int, double>> one;
     for (int d = 0; d < p.size(); ++d) {
       if (!t.runs_on(d)) continue;

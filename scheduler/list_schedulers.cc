@@ -91,7 +91,7 @@ std::string no_room(const TaskGraph& g, int task) {
   return "no device can hold task '" + g.task(task).name + "' (memory full or op unsupported)";
 }
 
-double mean_seconds(const Task& t) {
+double mean_seconds(const TaskNode& t) {
   double sum = 0;
   int n = 0;
   for (double s : t.seconds)

@@ -21,7 +21,7 @@ std::string segment_key(const TaskGraph& g, const std::vector<int>& seg) {
   key << std::hexfloat;
   const int first = seg.front();
   for (int t : seg) {
-    const Task& task = g.task(t);
+    const TaskNode& task = g.task(t);
     key << '[';
     for (double s : task.seconds) key << s << ',';
     key << task.weight_bytes << ',' << task.output_bytes;
@@ -124,7 +124,7 @@ ServerLevelProblem server_level_problem(const TaskGraph& g, const Platform& plat
   out.graph.network = g.network;
   out.graph.devices = platform.servers;
   for (std::size_t u = 0; u < units.size(); ++u) {
-    Task t;
+    TaskNode t;
     t.name = u == 0 && !ls.prefix.empty() ? "prefix" : (u + 1 == units.size() && !ls.suffix.empty() ? "suffix" : "layer " + std::to_string(u + (ls.prefix.empty() ? 1 : 0)));
     for (int task : units[u]) {
       t.ops.insert(t.ops.end(), g.task(task).ops.begin(), g.task(task).ops.end());

@@ -12,7 +12,7 @@
 
 namespace dnnperf {
 
-double Task::fastest() const { return *std::min_element(seconds.begin(), seconds.end()); }
+double TaskNode::fastest() const { return *std::min_element(seconds.begin(), seconds.end()); }
 
 void TaskGraph::index() {
   // Merge parallel edges (an op reading two outputs of one producer) into one transfer.
@@ -47,7 +47,7 @@ std::vector<std::vector<std::uint64_t>> TaskGraph::reachability() const {
   return reach;
 }
 
-double group_seconds(const Task& a, const Task& b, int device) {
+double group_seconds(const TaskNode& a, const TaskNode& b, int device) {
   const auto d = static_cast<std::size_t>(device);
   return std::max({a.seconds[d], b.seconds[d], a.busy[d] + b.busy[d] + std::max(a.launch[d], b.launch[d])});
 }
@@ -70,7 +70,7 @@ TaskGraph build_task_graph(const Graph& graph, const Platform& platform, const T
 
   tg.tasks.resize(graph.ops().size());
   for (std::size_t o = 0; o < graph.ops().size(); ++o) {
-    Task& t = tg.tasks[o];
+    TaskNode& t = tg.tasks[o];
     const Op& op = graph.op(static_cast<int>(o));
     t.name = op.name;
     t.ops = {static_cast<int>(o)};
@@ -90,14 +90,14 @@ TaskGraph build_task_graph(const Graph& graph, const Platform& platform, const T
   for (std::size_t d = 0; d < n_devices; ++d) {
     const PlatformDevice& device = platform.devices[d];
     if (execution.allow_tf32 && !device.hardware.supports(MathMode::tf32_tensor)) {
-      for (Task& t : tg.tasks) t.seconds[d] = kCannotRun;
+      for (TaskNode& t : tg.tasks) t.seconds[d] = kCannotRun;
       continue;
     }
     const ProfileComputeModel model(device.hardware);
     const AnalyticComputeModel analytic(device.hardware.device);
     const DeviceSpec& spec = device.hardware.device;
     for (const Kernel& k : kernels) {
-      Task& t = tg.tasks[static_cast<std::size_t>(k.op)];
+      TaskNode& t = tg.tasks[static_cast<std::size_t>(k.op)];
       if (t.seconds[d] == kCannotRun) continue;
       double s = 0;
       AnalyticCost parts;
@@ -156,8 +156,8 @@ void coarsen(TaskGraph& tg, int target_tasks) {
       if (touched[static_cast<std::size_t>(edge.from)] || touched[static_cast<std::size_t>(edge.to)]) continue;
       touched[static_cast<std::size_t>(edge.from)] = touched[static_cast<std::size_t>(edge.to)] = true;
       into[static_cast<std::size_t>(edge.to)] = edge.from;
-      Task& a = tg.tasks[static_cast<std::size_t>(edge.from)];
-      const Task& b = tg.task(edge.to);
+      TaskNode& a = tg.tasks[static_cast<std::size_t>(edge.from)];
+      const TaskNode& b = tg.task(edge.to);
       const std::string first = a.name.substr(0, a.name.find(" .. "));
       const std::size_t last_at = b.name.find(" .. ");
       a.name = first + " .. " + (last_at == std::string::npos ? b.name : b.name.substr(last_at + 4));
@@ -173,7 +173,7 @@ void coarsen(TaskGraph& tg, int target_tasks) {
     }
     // Renumber: a fused task keeps its first part's place, which keeps the order topological.
     std::vector<int> number(tg.tasks.size(), -1);
-    std::vector<Task> kept;
+    std::vector<TaskNode> kept;
     for (std::size_t i = 0; i < tg.tasks.size(); ++i)
       if (into[i] == static_cast<int>(i)) {
         number[i] = static_cast<int>(kept.size());

@@ -20,7 +20,7 @@ namespace dnnperf {
 
 inline constexpr double kCannotRun = std::numeric_limits<double>::infinity();
 
-struct Task {
+struct TaskNode {
   std::string name;      // the op's name; "first .. last" for a fused chain
   std::vector<int> ops;  // indices into the network's ops
   /// Seconds on each platform device; kCannotRun where the device lacks one of its ops.
@@ -44,11 +44,11 @@ class TaskGraph {
  public:
   std::string network;
   int devices = 0;
-  std::vector<Task> tasks;
+  std::vector<TaskNode> tasks;
   std::vector<TaskEdge> edges;
 
   int size() const { return static_cast<int>(tasks.size()); }
-  const Task& task(int i) const { return tasks[static_cast<std::size_t>(i)]; }
+  const TaskNode& task(int i) const { return tasks[static_cast<std::size_t>(i)]; }
   double seconds(int task, int device) const { return tasks[static_cast<std::size_t>(task)].seconds[static_cast<std::size_t>(device)]; }
   /// Edge indices into and out of each task; valid after index().
   const std::vector<int>& in_edges(int task) const { return in_[static_cast<std::size_t>(task)]; }
@@ -65,7 +65,7 @@ class TaskGraph {
 
 /// Time of two independent tasks run together on `device` (on separate streams or thread pools):
 /// never less than the longer one alone, nor than the sum of their busy times plus one launch.
-double group_seconds(const Task& a, const Task& b, int device);
+double group_seconds(const TaskNode& a, const TaskNode& b, int device);
 
 struct TaskGraphOptions {
   Precision precision = Precision::fp32;

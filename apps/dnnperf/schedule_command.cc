@@ -215,7 +215,7 @@ void run(const Options& o) {
   const int ops = tasks.size();
   if (o.coarsen > 0) coarsen(tasks, o.coarsen);
   double weights = 0, room = 0;
-  for (const Task& t : tasks.tasks) weights += t.weight_bytes;
+  for (const TaskNode& t : tasks.tasks) weights += t.weight_bytes;
   for (int d = 0; d < platform.size(); ++d) room += std::max(0.0, weight_capacity(tasks, platform, d));
   if (weights > room)
     throw InputError("platform '" + platform.name + "' cannot hold network '" + graph.name() + "': " + mebibytes(weights) + " MiB of parameters, " + mebibytes(room) +
@@ -282,7 +282,7 @@ void run(const Options& o) {
   doc["devices"] = devices;
   nlohmann::json task_list = nlohmann::json::array();
   for (int i = 0; i < tasks.size(); ++i) {
-    const Task& t = tasks.task(i);
+    const TaskNode& t = tasks.task(i);
     nlohmann::json seconds = nlohmann::json::array();
     for (double s : t.seconds) seconds.push_back(s < kCannotRun ? nlohmann::json(s) : nlohmann::json(nullptr));
     nlohmann::json preds = nlohmann::json::array();

@@ -88,7 +88,7 @@ TEST_CASE("task graphs price every op on every device; coarsening keeps the work
   TaskGraph g = build_task_graph(net, p);
   REQUIRE(g.size() == static_cast<int>(net.ops().size()));
   double total_gpu = 0, total_cpu = 0, weights = 0;
-  for (const Task& t : g.tasks) {
+  for (const TaskNode& t : g.tasks) {
     total_cpu += t.seconds[0], total_gpu += t.seconds[1], weights += t.weight_bytes;
     for (std::size_t d = 0; d < 3; ++d) CHECK(t.busy[d] <= t.seconds[d] + 1e-15);
   }
@@ -97,7 +97,7 @@ TEST_CASE("task graphs price every op on every device; coarsening keeps the work
   coarsen(g, 100);
   CHECK(g.size() <= 100);
   double after = 0;
-  for (const Task& t : g.tasks) after += t.seconds[1];
+  for (const TaskNode& t : g.tasks) after += t.seconds[1];
   CHECK(after == Approx(total_gpu));
   for (const TaskEdge& e : g.edges) CHECK(e.from < e.to);
 }

@@ -118,7 +118,7 @@ TEST_CASE("grouping two parallel tasks that leave the device half idle shortens 
   TaskGraph g;
   g.devices = 1;
   for (int i = 0; i < 4; ++i) {
-    Task t;
+    TaskNode t;
     t.name = "t" + std::to_string(i);
     t.ops = {i};
     t.seconds = {1e-3};
@@ -205,7 +205,7 @@ TEST_CASE("memory limits steer the heuristics and stop a single device") {
   Platform p = uniform_platform(2, 1e-5, 1e10);
   TaskGraph g = random_task_graph(10, 2, 7, 0.2);
   double weights = 0, largest = 0;
-  for (const Task& t : g.tasks) weights += t.weight_bytes, largest = std::max(largest, t.weight_bytes);
+  for (const TaskNode& t : g.tasks) weights += t.weight_bytes, largest = std::max(largest, t.weight_bytes);
   double activation = 0;
   for (int i = 0; i < g.size(); ++i) {
     double bytes = g.task(i).output_bytes;

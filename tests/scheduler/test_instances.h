@@ -33,7 +33,7 @@ inline TaskGraph random_task_graph(int n, int devices, unsigned seed, double edg
   g.network = "random" + std::to_string(seed);
   g.devices = devices;
   for (int i = 0; i < n; ++i) {
-    Task t;
+    TaskNode t;
     t.name = "t" + std::to_string(i);
     t.ops = {i};
     const double base = 1e-4 * (0.5 + u(rng));
