@@ -6,8 +6,10 @@ device its task was scheduled on, and compares the measured latency with the pre
         [--methods split,heft,single] [--repeats 20] [--warmup 3] [-o OUT.json]
 
 Machines without the onnx package (GPU machines lent for measurement) take a bundle made here:
-`run_schedule_torch.py --bundle M.onnx M.pt` stores the nodes and weights with torch.save, and
---onnx accepts the .pt file.
+`run_schedule_torch.py --bundle M.onnx M.pt` stores the nodes with torch.save, and --onnx accepts
+the .pt file. A bundle keeps small tensors (shapes, constants) exactly and only the shapes of large
+weights, which are drawn again, seeded, where it runs: timing does not depend on their values,
+and the output check compares against a CPU run with the same weights.
 
 S.json comes from `dnnperf schedule -n M.onnx ... -o S.json` (its tasks list the ONNX node names
 they hold). --devices maps the platform's device names to torch devices (the same torch device
@@ -100,7 +102,21 @@ def gemm(node, a_, b_, c=None):
     return y + a.get("beta", 1.0) * c if c is not None else y
 
 
+def pad(node, x, pads=None, value=None, *rest):
+    a = attrs(node)
+    if a.get("mode", "constant") not in ("constant", b"constant"):
+        raise ValueError(f"node '{node.name}': Pad mode {a['mode']} is not supported")
+    p = [int(v) for v in (pads.tolist() if pads is not None else a["pads"])]
+    rank = len(p) // 2
+    torch_pads = []
+    for d in reversed(range(rank)):
+        torch_pads += [p[d], p[d + rank]]
+    v = float(value.item()) if value is not None else float(a.get("value", 0.0))
+    return F.pad(x, torch_pads, value=v)
+
+
 OPS = {
+    "Pad": pad,
     "Conv": conv,
     "Relu": lambda n, x: torch.relu(x),
     "Sigmoid": lambda n, x: torch.sigmoid(x),
@@ -121,11 +137,37 @@ OPS = {
 }
 
 
+BUNDLE_EXACT_ELEMENTS = 4096  # tensors up to this size travel with their values
+
+
+def bundle(onnx_path, out_path):
+    data = load_onnx(onnx_path)
+    specs = {}
+    for name, t in list(data["weights"].items()):
+        if t.numel() > BUNDLE_EXACT_ELEMENTS and t.is_floating_point():
+            specs[name] = (list(t.shape), str(t.dtype).replace("torch.", ""))
+            del data["weights"][name]
+    data["weight_specs"] = specs
+    torch.save(data, out_path)
+
+
+def materialise(specs):
+    """Seeded weights of the recorded shapes, scaled by 1/sqrt(fan-in) so activations stay finite."""
+    g = torch.Generator().manual_seed(0)
+    out = {}
+    for name in sorted(specs):
+        shape, dtype = specs[name]
+        fan_in = max(1, int(torch.tensor(shape[1:]).prod().item()) if len(shape) > 1 else shape[0])
+        out[name] = (torch.randn(*shape, generator=g) / fan_in ** 0.5).to(getattr(torch, dtype))
+    return out
+
+
 class Model:
     def __init__(self, path):
         data = torch.load(path) if path.endswith(".pt") else load_onnx(path)
         nodes = [Node(n["name"], n["op_type"], n["input"], n["output"], n["attrs"]) for n in data["nodes"]]
         self.weights = dict(data["weights"])
+        self.weights.update(materialise(data.get("weight_specs", {})))
         for n in nodes:
             if n.op_type == "Constant":
                 self.weights[n.output[0]] = n.attrs["value"]
@@ -197,7 +239,18 @@ def plan(model, schedule, method, torch_devices):
         start.append(s)
         for o in n.output:
             produced_on[o] = dev
-    order = sorted(range(len(model.nodes)), key=lambda i: (start[i], i))
+    by_start = sorted(range(len(model.nodes)), key=lambda i: (start[i], i))
+    # Nodes dnnperf folded away have no start of their own: run every node once its inputs exist,
+    # taking the earliest-scheduled such node first.
+    available = {model.input} | set(model.weights)
+    order, pending = [], by_start
+    while pending:
+        k = next((k for k, i in enumerate(pending) if all(not x or x in available for x in model.nodes[i].input)), None)
+        if k is None:
+            raise ValueError(f"node '{model.nodes[pending[0]].name}' reads a tensor nothing produces")
+        i = pending.pop(k)
+        order.append(i)
+        available.update(model.nodes[i].output)
     return device_of_node, order, m
 
 
@@ -209,7 +262,7 @@ def sync(devices):
 
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--bundle":
-        torch.save(load_onnx(sys.argv[2]), sys.argv[3])
+        bundle(sys.argv[2], sys.argv[3])
         print(f"wrote {sys.argv[3]}")
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
