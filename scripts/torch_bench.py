@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """PyTorch calibration backend: times the kernels dnnperf's lowering produces (GEMMs and the three
-convolution directions) through torch, on the CPU or a CUDA device, into dnnperf measurement
-records. Shape sets come from dnnperf itself (`dnnperf bench --list-shapes`), so both backends
+convolution directions; with --memory-sizes the memory-bound passes: copy, elementwise, activation,
+softmax, max and average pooling, training batch norm, embedding gathers and SGD, momentum and
+Adam steps through torch.optim) through torch, on the CPU or a CUDA device, into dnnperf
+measurement records. Shape sets come from dnnperf itself (`dnnperf bench --list-shapes`), so both backends
 measure the same shapes:
 
     /usr/bin/python3 scripts/torch_bench.py --shapes sample:200:1 -o cpu_sample.jsonl
@@ -34,12 +36,60 @@ def conv_output(p):
 
 # Memory-bound passes, as dnnperf's lowering counts their traffic: (elements read, written) per
 # element of the buffer, and a torch call.
+def image(x):
+    """The buffer as one 16-channel square image (sizes are 4096 * 4^k bytes: the side is whole)."""
+    side = int(round((x.numel() // 16) ** 0.5))
+    return x[: 16 * side * side].view(1, 16, side, side)
+
+
+def optimizer_step(kind):
+    """One optimizer step over one parameter tensor, through torch.optim as a training loop runs it."""
+    state = {}
+
+    def step(x, y):
+        n = x.numel()
+        if n not in state:  # one parameter per buffer size, its optimizer state kept across repetitions
+            p = torch.nn.Parameter(x.clone())
+            p.grad = y.clone()
+            state[n] = torch.optim.SGD([p], lr=0.01, momentum=0.9 if kind == "momentum" else 0) if kind != "adam" else torch.optim.Adam([p], lr=1e-3)
+        state[n].step()
+    return step
+
+
+def batch_norm(x, y):
+    xi = image(x)
+    c = xi.shape[1]
+    return torch.nn.functional.batch_norm(xi, torch.zeros(c), torch.ones(c), torch.ones(c), torch.zeros(c), training=True)
+
+
 MEMORY_OPS = {
     "memory_copy": (1, 1, lambda x, y: y.copy_(x)),
     "memory_elementwise": (2, 1, lambda x, y: torch.add(x, x, out=y)),
     "memory_activation": (1, 1, lambda x, y: torch.nn.functional.relu(x)),
     "memory_softmax": (1, 1, lambda x, y: torch.softmax(x.view(-1, 1024), dim=1)),
+    # The other kernel classes the lowering produces; traffic per element of the buffer as the
+    # lowering counts it (fitting/compute/compute_fit.cc turns the records back into kernels).
+    "memory_max_pool": (1, 0.25, lambda x, y: torch.nn.functional.max_pool2d(image(x), 3, 2, 1)),
+    "memory_avg_pool": (1, 0.25, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 2, 2)),
+    "memory_batch_norm": (2, 1, batch_norm),
+    "memory_embedding": (1, 1, lambda x, y: torch.nn.functional.embedding(EMBED_IDS[x.numel()], x.view(-1, 256))),
+    "memory_sgd": (2, 1, optimizer_step("sgd")),
+    "memory_momentum": (3, 2, optimizer_step("momentum")),
+    "memory_adam": (4, 3, optimizer_step("adam")),
 }
+
+
+class _EmbeddingIds(dict):
+    """Row ids for an embedding over a table of n elements (256 per row): as many rows as the table, shuffled."""
+
+    def __missing__(self, n):
+        rows = max(n // 256, 1)
+        ids = torch.randperm(rows, generator=torch.Generator().manual_seed(3))
+        self[n] = ids
+        return ids
+
+
+EMBED_IDS = _EmbeddingIds()
 
 
 def flops(op, p):

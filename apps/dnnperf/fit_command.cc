@@ -65,8 +65,12 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   const fitting::ComputeData data = fitting::load_compute_data(o.files);
-  for (const fitting::Exclusion& e : data.excluded)
-    if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  int op_specific = 0;
+  for (const fitting::Exclusion& e : data.excluded) {
+    if (e.reason.find("op-specific") != std::string::npos) ++op_specific;
+    else if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  }
+  if (op_specific) std::cout << "kept out of the fit: " << op_specific << " op-specific memory passes (pooling, batch norm, embedding, optimizer steps)\n";
   if (data.samples.empty()) return false;
   std::cout << data.samples.size() << " GEMM and convolution measurements from " << data.host << " (" << data.device << ")\n\n";
   const fitting::AnalyticFit analytic = fitting::fit_analytic(base.device, data);
