@@ -419,6 +419,7 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
     ModuleResult out;
     out.status = r.status;
     out.seconds = r.seconds;
+    if (r.status == MilpResult::Status::error) out.failure = r.describe();
     Assignment chosen = start;
     if (r.has_solution()) {
       out.bound = (r.bound + t0 - kTieBreak * horizon) / kUnit;
@@ -499,6 +500,7 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
   ModuleResult out;
   out.status = r.status;
   out.seconds = r.seconds;
+  if (r.status == MilpResult::Status::error) out.failure = r.describe();
   Assignment chosen = start;
   if (r.has_solution()) {
     // The tie-break adds at most kTieBreak times the largest slow-down of a task over its fastest device.
@@ -555,7 +557,8 @@ Schedule schedule_milp(const TaskGraph& g, const Platform& p, Objective objectiv
   switch (r.status) {
     case MilpResult::Status::optimal: s.status = "optimal"; break;
     case MilpResult::Status::feasible: s.status = "feasible (time limit)"; break;
-    default: s.status = "no solution in the time limit: greedy start returned"; break;
+    case MilpResult::Status::error: s.status = r.failure + ": the starting schedule is returned"; break;
+    default: s.status = "no solution in the time limit: the starting schedule is returned"; break;
   }
   if (!r.used_fallback) s.solver_bound_s = r.bound;
   return s;

@@ -50,6 +50,7 @@ struct ModuleResult {
   double bound = 0;  // of the module's objective
   double seconds = 0;
   bool used_fallback = false;  // the solver found nothing better than the greedy start
+  std::string failure;         // the solver's error, if it failed
 };
 
 /// Places the tasks of `module` (ascending, every predecessor either in it or already placed) by

@@ -1,7 +1,13 @@
 #include "scheduler/milp_solver.h"
 
 #include <algorithm>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -17,7 +23,7 @@ std::string MilpResult::describe() const {
     case Status::feasible: return "feasible";
     case Status::infeasible: return "infeasible";
     case Status::no_solution: return "no solution within the time limit";
-    case Status::error: return "solver error";
+    case Status::error: return message.empty() ? "solver error" : "solver error: " + message;
   }
   return "?";
 }
@@ -42,7 +48,7 @@ void MilpProblem::add_row(const std::vector<std::pair<int, double>>& terms, char
   rhs_.push_back(rhs);
 }
 
-MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& start, double absolute_gap) const {
+MilpResult MilpProblem::solve_here(double time_limit_s, const std::vector<double>& start, double absolute_gap) const {
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<Cbc_Model, void (*)(Cbc_Model*)> model(Cbc_newModel(), Cbc_deleteModel);
   Cbc_setLogLevel(model.get(), 0);
@@ -97,6 +103,83 @@ MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& st
   } else {
     result.status = Cbc_status(model.get()) == 1 ? MilpResult::Status::no_solution : MilpResult::Status::error;
   }
+  return result;
+}
+
+namespace {
+
+bool write_all(int fd, const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = write(fd, p, bytes);
+    if (n <= 0) return false;
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& start, double absolute_gap) const {
+  // CBC 2.10 can crash (in CglPreProcess::postProcess) when its time limit stops a search at the
+  // wrong moment. The search runs in a child process, so that a crash costs this one answer —
+  // reported as a solver failure, which callers survive — not the whole program.
+  const auto t0 = std::chrono::steady_clock::now();
+  int fds[2];
+  if (pipe(fds) != 0) return solve_here(time_limit_s, start, absolute_gap);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return solve_here(time_limit_s, start, absolute_gap);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const MilpResult r = solve_here(time_limit_s, start, absolute_gap);
+    const int status = static_cast<int>(r.status);
+    const std::uint64_t n = r.values.size();
+    const bool ok = write_all(fds[1], &status, sizeof status) && write_all(fds[1], &r.objective, sizeof r.objective) &&
+                    write_all(fds[1], &r.bound, sizeof r.bound) && write_all(fds[1], &n, sizeof n) &&
+                    write_all(fds[1], r.values.data(), n * sizeof(double));
+    _exit(ok ? 0 : 3);
+  }
+  close(fds[1]);
+  std::string buffer;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fds[0], chunk, sizeof chunk);
+    if (n <= 0) break;
+    buffer.append(chunk, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  MilpResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  constexpr std::size_t header = sizeof(int) + 2 * sizeof(double) + sizeof(std::uint64_t);
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || buffer.size() < header) {
+    result.status = MilpResult::Status::error;
+    result.message = WIFSIGNALED(wstatus) ? "CBC crashed (signal " + std::to_string(WTERMSIG(wstatus)) + ")" : "CBC's process failed";
+    return result;
+  }
+  int status = 0;
+  std::uint64_t n = 0;
+  const char* p = buffer.data();
+  std::memcpy(&status, p, sizeof status), p += sizeof status;
+  std::memcpy(&result.objective, p, sizeof(double)), p += sizeof(double);
+  std::memcpy(&result.bound, p, sizeof(double)), p += sizeof(double);
+  std::memcpy(&n, p, sizeof n), p += sizeof n;
+  if (buffer.size() != header + n * sizeof(double)) {
+    result.status = MilpResult::Status::error;
+    result.message = "CBC's process returned a truncated answer";
+    return result;
+  }
+  result.values.resize(n);
+  std::memcpy(result.values.data(), p, n * sizeof(double));
+  result.status = static_cast<MilpResult::Status>(status);
   return result;
 }
 

@@ -15,6 +15,7 @@ struct MilpResult {
   double bound = 0;      // proven lower bound (minimisation)
   std::vector<double> values;
   double seconds = 0;
+  std::string message;  // why, for an error
   bool has_solution() const { return status == Status::optimal || status == Status::feasible; }
   std::string describe() const;
 };
@@ -29,13 +30,15 @@ class MilpProblem {
   int variables() const { return static_cast<int>(lower_.size()); }
   int rows() const { return static_cast<int>(senses_.size()); }
 
-  /// Solves with CBC; `start`, if not empty, gives a value for every variable. The search stops
+  /// Solves with CBC in a child process (a solver crash becomes Status::error, never the
+  /// program's); `start`, if not empty, gives a value for every variable. The search stops
   /// as optimal once the best solution is within `absolute_gap` of the bound (for objectives
   /// with tie-breaking terms: proving the tie-break optimal is wasted effort) or within a
   /// relative 1e-6.
   MilpResult solve(double time_limit_s, const std::vector<double>& start = {}, double absolute_gap = 0) const;
 
  private:
+  MilpResult solve_here(double time_limit_s, const std::vector<double>& start, double absolute_gap) const;
   std::vector<double> lower_, upper_, cost_;
   std::vector<char> integer_;
   std::vector<int> row_start_{0};

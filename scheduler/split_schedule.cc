@@ -45,7 +45,7 @@ Schedule schedule_split(const TaskGraph& g, const Platform& p, Objective objecti
   const auto reach = g.reachability();
   const std::vector<std::vector<int>> modules = split_modules(g, o.module_tasks);
   SchedulingState st(g, p);
-  int optimal = 0, fallback = 0;
+  int optimal = 0, fallback = 0, failed = 0;
   for (std::size_t k = 0; k < modules.size(); ++k) {
     MilpOptions milp = o.milp;
     const double left = std::max(0.0, o.time_limit_s - elapsed());
@@ -53,11 +53,13 @@ Schedule schedule_split(const TaskGraph& g, const Platform& p, Objective objecti
     const ModuleResult r = solve_module(g, p, objective, modules[k], st, milp, reach, hint);
     optimal += r.status == MilpResult::Status::optimal;
     fallback += r.used_fallback;
+    failed += r.status == MilpResult::Status::error;
   }
   Schedule s = schedule_from_state(g, p, objective, "split", st);
   s.solve_s = elapsed();
   s.status = "heuristic: " + std::to_string(modules.size()) + " modules, " + std::to_string(optimal) + " solved to optimality" +
-             (fallback ? ", " + std::to_string(fallback) + " kept their greedy start" : "");
+             (fallback ? ", " + std::to_string(fallback) + " kept their starting assignment" : "") +
+             (failed ? " (" + std::to_string(failed) + " after a solver failure)" : "");
   return s;
 }
 
