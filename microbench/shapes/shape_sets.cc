@@ -1,5 +1,6 @@
 #include "microbench/shapes/shape_sets.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <random>
@@ -36,9 +37,24 @@ ShapeSet from_network(const std::string& spec, std::int64_t batch) {
   throw InputError("shape set 'zoo:" + spec + "' needs dnnperf's network support; this measurement-only build has "
                    "deepbench and sample:N (measure network shapes with `dnnperf bench` from a full build)");
 #else
+  // "NETWORK@H" or "NETWORK@HxW": the network at that image size (zoo CNNs).
   LoadOptions load;
   load.batch = batch;
-  const Graph g = load_network(spec, load);
+  std::string network = spec;
+  if (const std::size_t at = spec.find('@'); at != std::string::npos) {
+    network = spec.substr(0, at);
+    const std::string size = spec.substr(at + 1);
+    const std::size_t x = size.find('x');
+    try {
+      const std::int64_t h = std::stoll(size.substr(0, x));
+      const std::int64_t w = x == std::string::npos ? h : std::stoll(size.substr(x + 1));
+      if (h <= 0 || w <= 0) throw std::invalid_argument("size");
+      load.image = std::array<std::int64_t, 2>{h, w};
+    } catch (const std::exception&) {
+      throw InputError("shape set 'zoo:" + spec + "': the image size after '@' must be H or HxW, positive");
+    }
+  }
+  const Graph g = load_network(network, load);
   ShapeSet set;
   set.name = "zoo:" + spec;
   std::set<decltype(gemm_key(GemmShape{}))> gemms;

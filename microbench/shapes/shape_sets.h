@@ -2,7 +2,8 @@
 // Shape sets: which GEMMs and convolutions a compute benchmark measures.
 //
 //   zoo:SPEC     the GEMM and convolution kernels the lowering produces for a network (any name
-//                `dnnperf net show` takes: zoo spec, .json or .onnx), training phases, deduplicated
+//                `dnnperf net show` takes: zoo spec, .json or .onnx), training phases, deduplicated;
+//                zoo:SPEC@H or @HxW at that image size (zoo CNNs)
 //   deepbench    a fixed list of training GEMM and convolution shapes in the style of DeepBench
 //   sample:N[:SEED]  N GEMMs and N convolutions drawn from the shape space (log-uniform sizes,
 //                realistic channel, kernel and stride combinations), the same for the same seed

@@ -170,4 +170,6 @@ echo '{"median_s": 0.051, "min_s": 0.05}' > "$mdir/resnet18_b4_p1_train_run1.jso
 check validate_measured 0 'resnet18 .* 50\.5' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
 check validate_measured_missing 1 'no measurement for this case' -- "$bin" validate --hardware cpu --networks resnet18 --batch 8 --input 64 --measured "$mdir"
 rm -rf "$mdir"
+check shapes_zoo_image 0 '"h":64,' -- "$bin" bench conv --shapes zoo:resnet18@64 --batch 4 --list-shapes
+check shapes_zoo_bad_image 1 "image size after '@'" -- "$bin" bench conv --shapes zoo:resnet18@big --list-shapes
 exit $fail
