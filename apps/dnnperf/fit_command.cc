@@ -34,6 +34,7 @@ struct FitOptions {
   std::string collective = "allreduce";
   std::string models = "hockney,loggp,dnnperf";
   std::string plots;
+  bool measured_kernels = false;
 };
 
 std::vector<CommModelKind> parse_models(const std::string& text) {
@@ -134,6 +135,13 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["efficiency"]["memory"]["max_efficiency"] = analytic.device.memory.max_efficiency;
   d["efficiency"]["memory"]["half_efficiency_bytes"] = analytic.device.memory.half_efficiency_bytes;
   profile["compute_regression"] = compute_regression_section(chosen);
+  if (o.measured_kernels) {
+    std::vector<std::pair<Kernel, double>> table;
+    for (const fitting::ComputeSample& smp : data.samples)
+      if (smp.kernel.cls == KernelClass::gemm || smp.kernel.cls == KernelClass::conv) table.emplace_back(smp.kernel, smp.seconds);
+    profile["measured_kernels"] = measured_kernels_section(table);
+    std::cout << "measured kernels: " << table.size() << " GEMMs and convolutions priced by their measured time\n";
+  }
   profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
                                             " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +
                                             (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";
@@ -325,6 +333,7 @@ void add_fit_command(CLI::App& app) {
   c->add_option("--collective", o->collective, "collective to fit")->capture_default_str();
   c->add_option("--models", o->models, "models to fit and compare")->capture_default_str();
   c->add_option("--report", o->plots, "folder for the report: fit_report.json, fit_points.csv and plots");
+  c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
   c->callback([o] { run_fit(*o); });
 }
 

@@ -13,6 +13,7 @@
 #include "microbench/records/measurement.h"
 #include "models/compute/analytic_model.h"
 #include "predictor/common/error.h"
+#include "predictor/common/kernel_record.h"
 #include "predictor/graph/shape_inference.h"
 #include "predictor/lowering/lower.h"
 
@@ -50,30 +51,7 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     else return std::nullopt;
     return k;
   }
-  if (r.op == "gemm") {
-    const GemmShape g{p.at("m").get<std::int64_t>(), p.at("n").get<std::int64_t>(), p.at("k").get<std::int64_t>(),
-                      p.at("batch").get<std::int64_t>(), p.at("trans_a").get<bool>(), p.at("trans_b").get<bool>()};
-    return gemm_kernel(Phase::forward, g, *dtype);
-  }
-  const Phase phase = r.op == "conv_forward" ? Phase::forward : r.op == "conv_backward_data" ? Phase::backward_data : Phase::backward_weight;
-  ConvShape c;
-  c.n = p.at("n");
-  c.c = p.at("c");
-  c.h = p.at("h");
-  c.w = p.at("w");
-  c.k = p.at("k");
-  c.r = p.at("r");
-  c.s = p.at("s");
-  c.stride_h = p.at("stride_h");
-  c.stride_w = p.at("stride_w");
-  c.pad_h = p.at("pad_h");
-  c.pad_w = p.at("pad_w");
-  c.dilation_h = p.at("dilation_h");
-  c.dilation_w = p.at("dilation_w");
-  c.groups = p.at("groups");
-  c.p = window_output_size(c.h, c.r, c.stride_h, c.pad_h, c.pad_h, c.dilation_h, false);
-  c.q = window_output_size(c.w, c.s, c.stride_w, c.pad_w, c.pad_w, c.dilation_w, false);
-  return conv_kernel(phase, c, *dtype);
+  return matrix_kernel_of(r.op, p, *dtype);
 }
 
 /// Deterministic fold of each sample: a shuffled round-robin, so that folds mix sizes.

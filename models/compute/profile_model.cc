@@ -2,7 +2,9 @@
 
 namespace dnnperf {
 
-ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profile_(profile), analytic_(profile.device) {}
+ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profile_(profile), analytic_(profile.device) {
+  for (const auto& [k, seconds] : profile.measured_kernels) measured_[matrix_kernel_key(k)] = seconds;
+}
 
 const RegressionModel* ProfileComputeModel::regression_for(const Kernel& k) const {
   if (profile_.compute_regression.empty() || (k.cls != KernelClass::gemm && k.cls != KernelClass::conv)) return nullptr;
@@ -13,11 +15,15 @@ const RegressionModel* ProfileComputeModel::regression_for(const Kernel& k) cons
 }
 
 double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& options) const {
+  if (!measured_.empty() && (k.cls == KernelClass::gemm || k.cls == KernelClass::conv))
+    if (const auto it = measured_.find(matrix_kernel_key(k)); it != measured_.end()) return it->second;
   if (const RegressionModel* m = regression_for(k)) return m->seconds(k);
   return analytic_.seconds(k, options);
 }
 
 std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const ExecutionOptions& options) const {
+  if (!measured_.empty() && (k.cls == KernelClass::gemm || k.cls == KernelClass::conv))
+    if (const auto it = measured_.find(matrix_kernel_key(k)); it != measured_.end()) return {it->second, it->second};
   if (const RegressionModel* m = regression_for(k)) return m->interval(k);
   const double t = analytic_.seconds(k, options);
   return {t, t};

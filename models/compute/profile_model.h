@@ -1,9 +1,13 @@
 #pragma once
-// ProfileComputeModel: the compute model a profile calls for — its regression model for a kernel
+// ProfileComputeModel: the compute model a profile calls for — a measured time for a GEMM or
+// convolution the profile measured exactly, else its regression model for a kernel
 // class where calibration chose one (and the kernel's element type matches what it was fitted
 // on), the analytic model for everything else.
+#include <map>
+
 #include "models/compute/analytic_model.h"
 #include "models/compute/regression_model.h"
+#include "predictor/common/kernel_record.h"
 
 namespace dnnperf {
 
@@ -21,6 +25,7 @@ class ProfileComputeModel final : public ComputeModel {
  private:
   const HardwareProfile& profile_;
   AnalyticComputeModel analytic_;
+  std::map<MatrixKernelKey, double> measured_;
 };
 
 }  // namespace dnnperf

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "predictor/common/error.h"
+#include "predictor/common/kernel_record.h"
 #include "predictor/common/json_reader.h"
 
 namespace dnnperf {
@@ -119,6 +120,37 @@ std::vector<RegressionModel> read_compute_regression_section(const nlohmann::jso
     m.residual_sigma = r.real("residual_sigma", 0.0);
     r.check_unknown();
     out.push_back(std::move(m));
+  }
+  return out;
+}
+
+nlohmann::json measured_kernels_section(const std::vector<std::pair<Kernel, double>>& kernels) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [k, seconds] : kernels) {
+    auto [op, params] = matrix_kernel_record(k);
+    out.push_back({{"op", op}, {"params", params}, {"dtype", std::string(dtype_name(k.dtype))}, {"seconds", seconds}});
+  }
+  return out;
+}
+
+std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohmann::json& section, const std::string& where) {
+  if (!section.is_array()) throw InputError(where + " must be a list");
+  std::vector<std::pair<Kernel, double>> out;
+  for (std::size_t i = 0; i < section.size(); ++i) {
+    JsonObjectReader r(section[i], where + "[" + std::to_string(i) + "]");
+    const std::string op = r.text("op");
+    const auto dtype = parse_dtype(r.text("dtype"));
+    if (!dtype) r.fail("dtype", "names no known type");
+    const double seconds = r.positive("seconds");
+    std::optional<Kernel> k;
+    try {
+      k = matrix_kernel_of(op, r.at("params"), *dtype);
+    } catch (const nlohmann::json::exception& e) {
+      r.fail("params", std::string("do not describe a ") + op + ": " + e.what());
+    }
+    if (!k) r.fail("op", "must be gemm, conv_forward, conv_backward_data or conv_backward_filter");
+    r.check_unknown();
+    out.emplace_back(*k, seconds);
   }
   return out;
 }

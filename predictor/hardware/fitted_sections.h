@@ -25,4 +25,9 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
 nlohmann::json compute_regression_section(const std::vector<RegressionModel>& models);
 std::vector<RegressionModel> read_compute_regression_section(const nlohmann::json& section, const std::string& where);
 
+//   "measured_kernels": [{"op": "conv_forward", "params": {...}, "dtype": "f32", "seconds": 1.2e-3}, ...]
+//   (op and params as in measurement records)
+nlohmann::json measured_kernels_section(const std::vector<std::pair<Kernel, double>>& kernels);
+std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohmann::json& section, const std::string& where);
+
 }  // namespace dnnperf

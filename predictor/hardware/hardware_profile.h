@@ -84,6 +84,9 @@ struct HardwareProfile {
   /// The regression family's models per kernel class, where fitting found them better than the
   /// analytic model (empty for datasheet profiles).
   std::vector<RegressionModel> compute_regression;
+  /// GEMMs and convolutions measured exactly (`dnnperf fit --measured-kernels`): a kernel of the
+  /// same shape and type is priced by its measured time, before any model.
+  std::vector<std::pair<Kernel, double>> measured_kernels;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.

@@ -7,7 +7,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "models/compute/profile_model.h"
 #include "predictor/common/error.h"
+#include "predictor/hardware/fitted_sections.h"
+#include "predictor/lowering/lower.h"
 
 using namespace dnnperf;
 
@@ -55,4 +58,27 @@ TEST_CASE("Bad profiles are rejected with file and field", "[hardware][errors]")
   CHECK_THROWS_WITH(load_hardware_profile(missing), Catch::Contains("field 'cluster' is required"));
   CHECK_THROWS_WITH(find_hardware_profile("tpu-v9"), Catch::Contains("unknown hardware 'tpu-v9'") && Catch::Contains("a100-sxm4-80gb"));
   CHECK_THROWS_WITH(find_hardware_profile("/nonexistent/hw.json"), Catch::Contains("no such hardware profile file"));
+}
+
+TEST_CASE("a profile's measured kernels price kernels of the same shape and type, and only those") {
+  HardwareProfile hw = find_hardware_profile("cpu");
+  const Kernel measured = gemm_kernel(Phase::forward, {64, 128, 256, 1, false, true}, DType::f32);
+  ConvShape c;
+  c.n = 4, c.c = 64, c.h = c.w = 16, c.k = 64, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 16;
+  const Kernel wgrad = conv_kernel(Phase::backward_weight, c, DType::f32);
+  // Through the JSON section, as a fitted profile stores them.
+  const nlohmann::json section = measured_kernels_section({{measured, 0.123}, {wgrad, 0.0456}});
+  hw.measured_kernels = read_measured_kernels_section(section, "test");
+  REQUIRE(hw.measured_kernels.size() == 2);
+  const ProfileComputeModel model(hw);
+  CHECK(model.seconds(measured, {}) == 0.123);
+  CHECK(model.seconds(wgrad, {}) == 0.0456);
+  CHECK(model.interval(wgrad, {}) == std::pair<double, double>{0.0456, 0.0456});
+  // Another phase, shape or type falls back to the models.
+  CHECK(model.seconds(conv_kernel(Phase::backward_data, c, DType::f32), {}) != 0.0456);
+  CHECK(model.seconds(gemm_kernel(Phase::forward, {64, 128, 256, 1, false, false}, DType::f32), {}) != 0.123);
+  CHECK(model.seconds(gemm_kernel(Phase::forward, {64, 128, 256, 1, false, true}, DType::bf16), {}) != 0.123);
+  nlohmann::json bad = section;
+  bad[0]["params"].erase("m");
+  CHECK_THROWS_WITH(read_measured_kernels_section(bad, "p.json: measured_kernels"), Catch::Contains("measured_kernels[0]") && Catch::Contains("params"));
 }
