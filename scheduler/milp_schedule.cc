@@ -94,6 +94,21 @@ struct Assignment {
   std::vector<double> start;
 };
 
+/// The devices and groups a solution chose, into `a` (whose other fields are kept).
+void read_solution(const MilpResult& r, const std::vector<std::vector<int>>& x, const std::vector<std::vector<int>>& allowed,
+                   const std::vector<GroupCandidate>& groups, const std::vector<std::vector<int>>& gv, Assignment& a) {
+  const auto chosen = [&](int v) { return v >= 0 && r.values[static_cast<std::size_t>(v)] > 0.5; };
+  for (std::size_t k = 0; k < allowed.size(); ++k)
+    for (int d : allowed[k])
+      if (chosen(x[k][static_cast<std::size_t>(d)])) a.device[k] = d;
+  for (std::size_t q = 0; q < groups.size(); ++q)
+    for (int v : gv[q])
+      if (chosen(v)) {
+        a.partner[static_cast<std::size_t>(groups[q].a)] = groups[q].b;
+        a.partner[static_cast<std::size_t>(groups[q].b)] = groups[q].a;
+      }
+}
+
 /// Latency: earliest finish, tasks in index order, no insertion, no groups. The solver's start.
 Assignment greedy_latency(const TaskGraph& g, const Platform& p, const std::vector<int>& module, const std::vector<std::vector<int>>& allowed,
                           const SchedulingState& st) {
@@ -423,17 +438,8 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
     Assignment chosen = start;
     if (r.has_solution()) {
       out.bound = (r.bound + t0 - kTieBreak * horizon) / kUnit;
-      for (std::size_t k = 0; k < m; ++k) {
-        for (int d : allowed[k])
-          if (r.values[static_cast<std::size_t>(x[k][static_cast<std::size_t>(d)])] > 0.5) chosen.device[k] = d;
-        chosen.start[k] = (r.values[static_cast<std::size_t>(s[k])] + t0) / kUnit;
-      }
-      for (std::size_t q = 0; q < groups.size(); ++q)
-        for (int v : gv[q])
-          if (v >= 0 && r.values[static_cast<std::size_t>(v)] > 0.5) {
-            chosen.partner[static_cast<std::size_t>(groups[q].a)] = groups[q].b;
-            chosen.partner[static_cast<std::size_t>(groups[q].b)] = groups[q].a;
-          }
+      read_solution(r, x, allowed, groups, gv, chosen);
+      for (std::size_t k = 0; k < m; ++k) chosen.start[k] = (r.values[static_cast<std::size_t>(s[k])] + t0) / kUnit;
     } else {
       out.used_fallback = true;
     }
@@ -512,15 +518,7 @@ ModuleResult solve_module(const TaskGraph& g, const Platform& p, Objective objec
     }
     const double slowdown = slowest / std::max(total, 1e-9);
     out.bound = (r.bound - kTieBreak * slowdown) / kUnit;
-    for (std::size_t k = 0; k < m; ++k)
-      for (int d : allowed[k])
-        if (r.values[static_cast<std::size_t>(x[k][static_cast<std::size_t>(d)])] > 0.5) chosen.device[k] = d;
-    for (std::size_t q = 0; q < groups.size(); ++q)
-      for (int v : gv[q])
-        if (v >= 0 && r.values[static_cast<std::size_t>(v)] > 0.5) {
-          chosen.partner[static_cast<std::size_t>(groups[q].a)] = groups[q].b;
-          chosen.partner[static_cast<std::size_t>(groups[q].b)] = groups[q].a;
-        }
+    read_solution(r, x, allowed, groups, gv, chosen);
   } else {
     out.used_fallback = true;
   }

@@ -177,7 +177,29 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
   SymmetricResult best;
   best.full_program_binaries = L * p.size();
   double best_value = kCannotRun;
-  std::vector<int> best_layers;  // per server
+  // A server of class c not yet in the chain.
+  const auto take = [&](const std::vector<int>& chain, int c) {
+    for (int s = 0; s < p.size(); ++s)
+      if (pr.class_of_server[static_cast<std::size_t>(s)] == c && std::find(chain.begin(), chain.end(), s) == chain.end()) return s;
+    return -1;
+  };
+  // The server-level schedule of layers[k] consecutive layers on chain[k], the prefix on the first
+  // server and the suffix on the last; `per_server` receives the layer counts.
+  const auto expand = [&](const std::vector<int>& chain, const std::vector<int>& layers, std::vector<int>& per_server) {
+    per_server.assign(static_cast<std::size_t>(p.size()), 0);
+    std::vector<int> device_of;
+    if (has_prefix) device_of.push_back(chain.front());
+    for (std::size_t k = 0; k < chain.size(); ++k) {
+      per_server[static_cast<std::size_t>(chain[k])] = layers[k];
+      for (int i = 0; i < layers[k]; ++i) device_of.push_back(chain[k]);
+    }
+    if (has_suffix) device_of.push_back(chain.back());
+    std::vector<int> order(static_cast<std::size_t>(g.size()));
+    std::iota(order.begin(), order.end(), 0);
+    Schedule schedule = simulate_assignment(g, p, device_of, order);
+    schedule.objective = objective;
+    return schedule;
+  };
   // The servers holding prefix (first) and suffix (last) are chosen by class: each pair of
   // classes is one small program.
   // For throughput, servers left out of the pipeline can replicate its slowest stage (a head too
@@ -203,14 +225,14 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
       const bool one_server = servers == 1;
       if (ka < 1 || kb < 1 || (a == b && ka < 2 && !one_server)) continue;
       MilpProblem mp;
-      std::vector<int> n(static_cast<std::size_t>(K)), used(static_cast<std::size_t>(K));
-      const int f = mp.add_variable(0, L, 0, true);  // layers on the first server
-      const int l = mp.add_variable(0, L, 0, true);  // layers on the last server
       const double tiny = 1e-6;
       std::vector<int> ordinary(static_cast<std::size_t>(K));
       for (int c = 0; c < K; ++c)
         ordinary[static_cast<std::size_t>(c)] = one_server ? 0 : avail[static_cast<std::size_t>(c)] - (c == a) - (c == b);
       if (objective == Objective::throughput) {
+        std::vector<int> n(static_cast<std::size_t>(K));
+        const int f = mp.add_variable(0, L, 0, true);  // layers on the first server
+        const int l = mp.add_variable(0, L, 0, true);  // layers on the last server
         const int T = mp.add_variable(0, 1e30, 1, false);
         std::vector<std::pair<int, double>> total{{f, 1}, {l, 1}};
         for (int c = 0; c < K; ++c) {
@@ -237,23 +259,17 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
         // Expand: first server, ordinary servers (faster classes first), last server; trim
         // surplus layers from the most loaded ordinary servers.
         std::vector<int> chain, layers;
-        std::vector<int> servers_left = pr.servers_per_class;
-        const auto take = [&](int c) {
-          for (int s = 0; s < p.size(); ++s)
-            if (pr.class_of_server[static_cast<std::size_t>(s)] == c && std::find(chain.begin(), chain.end(), s) == chain.end()) return s;
-          return -1;
-        };
-        chain.push_back(take(a));
+        chain.push_back(take(chain, a));
         layers.push_back(static_cast<int>(std::lround(r.values[static_cast<std::size_t>(f)])));
         std::vector<int> classes(static_cast<std::size_t>(K));
         std::iota(classes.begin(), classes.end(), 0);
         std::stable_sort(classes.begin(), classes.end(), [&](int x, int y) { return layer_time(x) < layer_time(y); });
         for (int c : classes)
           for (int k = 0; k < ordinary[static_cast<std::size_t>(c)]; ++k) {
-            chain.push_back(take(c));
+            chain.push_back(take(chain, c));
             layers.push_back(static_cast<int>(std::lround(r.values[static_cast<std::size_t>(n[static_cast<std::size_t>(c)])])));
           }
-        if (!one_server) chain.push_back(take(b));
+        if (!one_server) chain.push_back(take(chain, b));
         if (!one_server) layers.push_back(static_cast<int>(std::lround(r.values[static_cast<std::size_t>(l)])));
         else layers[0] += static_cast<int>(std::lround(r.values[static_cast<std::size_t>(l)]));
         int surplus = std::accumulate(layers.begin(), layers.end(), 0) - L;
@@ -265,30 +281,19 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
               most = k;
           --layers[most], --surplus;
         }
-        best_layers.assign(static_cast<std::size_t>(p.size()), 0);
-        std::vector<int> device_of;
-        if (has_prefix) device_of.push_back(chain.front());
-        for (std::size_t k = 0; k < chain.size(); ++k) {
-          best_layers[static_cast<std::size_t>(chain[k])] = layers[k];
-          for (int i = 0; i < layers[k]; ++i) device_of.push_back(chain[k]);
-        }
-        if (has_suffix) device_of.push_back(chain.back());
-        std::vector<int> order(static_cast<std::size_t>(g.size()));
-        std::iota(order.begin(), order.end(), 0);
-        Schedule candidate = simulate_assignment(g, p, device_of, order);
-        candidate.objective = objective;
+        std::vector<int> per_server;
+        Schedule candidate = expand(chain, layers, per_server);
         replicate_stages(g, p, candidate);
         if (candidate.period_s * unit >= best_value) continue;
         best_value = candidate.period_s * unit;
         best.schedule = std::move(candidate);
-        best.layers_per_server.assign(static_cast<std::size_t>(p.size()), 0);
-        for (std::size_t k = 0; k < chain.size(); ++k) best.layers_per_server[static_cast<std::size_t>(chain[k])] = layers[k];
+        best.layers_per_server = per_server;
         continue;
       }
       // Latency: l_c layers on class c over u_c servers used; every hop between servers costs a
       // transfer. Memory is checked per class with one layer of slack for uneven shares.
       std::vector<int> lc(static_cast<std::size_t>(K)), uc(static_cast<std::size_t>(K));
-      std::vector<std::pair<int, double>> objective_terms, all_layers;
+      std::vector<std::pair<int, double>> all_layers;
       for (int c = 0; c < K; ++c) {
         const int kc = pr.servers_per_class[static_cast<std::size_t>(c)];
         lc[static_cast<std::size_t>(c)] = mp.add_variable(0, L, layer_time(c) * unit, true);
@@ -297,7 +302,6 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
         const double special = (c == a ? w_pre : 0) + (c == b ? w_suf : 0);
         mp.add_row({{lc[static_cast<std::size_t>(c)], w}, {uc[static_cast<std::size_t>(c)], -(cap(c) - w)}}, 'L', -special);
       }
-      (void)f, (void)l;
       mp.add_row(all_layers, 'E', L);
       best.program_variables = std::max(best.program_variables, mp.variables());
         ++best.programs;
@@ -307,11 +311,6 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
       if (value >= best_value) continue;
       best_value = value;
       std::vector<int> chain, layers;
-      const auto take = [&](int c) {
-        for (int s = 0; s < p.size(); ++s)
-          if (pr.class_of_server[static_cast<std::size_t>(s)] == c && std::find(chain.begin(), chain.end(), s) == chain.end()) return s;
-        return -1;
-      };
       // Class a first, class b last, the rest between.
       std::vector<int> classes{a};
       for (int c = 0; c < K; ++c)
@@ -321,23 +320,11 @@ SymmetricResult schedule_symmetric(const ServerLevelProblem& pr, Objective objec
         const int u = static_cast<int>(std::lround(r.values[static_cast<std::size_t>(uc[static_cast<std::size_t>(c)])]));
         const int total = static_cast<int>(std::lround(r.values[static_cast<std::size_t>(lc[static_cast<std::size_t>(c)])]));
         for (int k = 0; k < u; ++k) {
-          chain.push_back(take(c));
+          chain.push_back(take(chain, c));
           layers.push_back(total / u + (k < total % u ? 1 : 0));
         }
       }
-      best_layers.assign(static_cast<std::size_t>(p.size()), 0);
-      std::vector<int> device_of;
-      if (has_prefix) device_of.push_back(chain.front());
-      for (std::size_t k = 0; k < chain.size(); ++k) {
-        best_layers[static_cast<std::size_t>(chain[k])] = layers[k];
-        for (int i = 0; i < layers[k]; ++i) device_of.push_back(chain[k]);
-      }
-      if (has_suffix) device_of.push_back(chain.back());
-      std::vector<int> order(static_cast<std::size_t>(g.size()));
-      std::iota(order.begin(), order.end(), 0);
-      best.schedule = simulate_assignment(g, p, device_of, order);
-      best.schedule.objective = objective;
-      best.layers_per_server = best_layers;
+      best.schedule = expand(chain, layers, best.layers_per_server);
     }
   best.schedule.method = "symmetric";
   best.schedule.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
