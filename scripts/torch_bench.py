@@ -62,6 +62,33 @@ def batch_norm(x, y):
     return torch.nn.functional.batch_norm(xi, torch.zeros(c), torch.ones(c), torch.ones(c), torch.zeros(c), training=True)
 
 
+def backward_of(forward):
+    """The gradients of a pass, as autograd runs them in a training step: the forward (and what it
+    saves) runs once per buffer size, the backward is timed. `forward(image)` returns the output
+    and the tensors whose gradients a training step needs."""
+    state = {}
+
+    def step(x, y):
+        n = x.numel()
+        if n not in state:
+            out, wrt = forward(image(x).detach().requires_grad_())
+            state[n] = (out, wrt, torch.ones_like(out))
+        out, wrt, grad = state[n]
+        return torch.autograd.grad(out, wrt, grad, retain_graph=True)
+    return step
+
+
+def max_pool_graph(xi):
+    return torch.nn.functional.max_pool2d(xi, 3, 2, 1), [xi]
+
+
+def batch_norm_graph(xi):
+    c = xi.shape[1]
+    weight, bias = torch.ones(c, requires_grad=True), torch.zeros(c, requires_grad=True)
+    out = torch.nn.functional.batch_norm(xi, torch.zeros(c), torch.ones(c), weight, bias, training=True)
+    return out, [xi, weight, bias]
+
+
 MEMORY_OPS = {
     "memory_copy": (1, 1, lambda x, y: y.copy_(x)),
     "memory_elementwise": (2, 1, lambda x, y: torch.add(x, x, out=y)),
@@ -69,9 +96,12 @@ MEMORY_OPS = {
     "memory_softmax": (1, 1, lambda x, y: torch.softmax(x.view(-1, 1024), dim=1)),
     # The other kernel classes the lowering produces; traffic per element of the buffer as the
     # lowering counts it (fitting/compute/compute_fit.cc turns the records back into kernels).
-    "memory_max_pool": (1, 0.25, lambda x, y: torch.nn.functional.max_pool2d(image(x), 3, 2, 1)),
+    # Max pooling keeps its argmax indices (int64, half the input's bytes) for the backward, as in training.
+    "memory_max_pool": (1, 0.75, lambda x, y: torch.nn.functional.max_pool2d(image(x), 3, 2, 1, return_indices=True)),
+    "memory_max_pool_backward": (0.75, 1, backward_of(max_pool_graph)),
     "memory_avg_pool": (1, 0.25, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 2, 2)),
     "memory_batch_norm": (2, 1, batch_norm),
+    "memory_batch_norm_backward": (4, 1, backward_of(batch_norm_graph)),
     "memory_embedding": (1, 1, lambda x, y: torch.nn.functional.embedding(EMBED_IDS[x.numel()], x.view(-1, 256))),
     "memory_sgd": (2, 1, optimizer_step("sgd")),
     "memory_momentum": (3, 2, optimizer_step("momentum")),

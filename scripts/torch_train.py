@@ -73,7 +73,9 @@ def run(rank, args, result_path):
             with torch.no_grad():
                 model(x)
             return
-        opt.zero_grad()
+        # Gradients dropped, not zeroed: PyTorch 2's default (Debian's 1.13 still fills them with
+        # zeros and accumulates into them, two extra passes over every gradient per step).
+        opt.zero_grad(set_to_none=True)
         out = model(x)
         if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
             loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)

@@ -20,6 +20,7 @@ struct Options {
   double time_budget = 540;
   std::string shapes = "sample:300:1";
   int threads = 1;
+  std::string procs;  // process counts for torch.distributed all-reduce measurements, e.g. "2"
   std::string work;
   std::string output;
   std::string python = "/usr/bin/python3";
@@ -60,6 +61,7 @@ void run(const Options& o) {
   const std::string self = std::string(DNNPERF_SOURCE_DIR) + "/build/bin/dnnperf";
   const std::string common = " --device " + o.device + " --threads " + std::to_string(o.threads) + " --resume";
   const std::string memory = work + "/torch_" + o.device + "_memory.jsonl";
+  const std::string collectives = work + "/torch_" + o.device + "_allreduce.jsonl";
   const std::string kernels = work + "/torch_" + o.device + "_kernels.jsonl";
   // Memory passes are quick; the GEMMs and convolutions of the generic set take what is left.
   const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
@@ -67,6 +69,16 @@ void run(const Options& o) {
                o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + common + " --time-budget " + fixed(memory_budget, 0) +
                    " -o " + quote(memory)) != 0)
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
+  // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,
+  // which take whatever time is left.
+  if (!o.procs.empty()) {
+    const std::string comm_script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_comm_bench.py";
+    const double comm_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
+    if (run_step("all-reduce through torch.distributed on " + o.procs + " processes (" + fixed(comm_budget, 0) + " s at most per count)",
+                 o.python + " " + quote(comm_script) + " --procs " + o.procs + " --device " + o.device + " --threads " + std::to_string(o.threads) +
+                     " --resume --time-budget " + fixed(comm_budget, 0) + " -o " + quote(collectives)) != 0)
+      throw InputError("the all-reduce measurements failed (see above); rerun to resume");
+  }
   const double left = o.time_budget - kFitReserve - elapsed();
   if (left > 10 &&
       run_step("GEMMs and convolutions of " + o.shapes + " (" + fixed(left, 0) + " s at most)",
@@ -75,6 +87,7 @@ void run(const Options& o) {
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
+  if (!o.procs.empty() && std::filesystem::exists(collectives)) files.push_back(collectives);
   std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
   fit_files(files, hardware, o.output, work + "/report");
   std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";
@@ -91,6 +104,7 @@ void add_calibrate_command(CLI::App& app) {
   c->add_option("--time-budget", o->time_budget, "seconds for measuring and fitting together (resumable: rerun to continue)")->capture_default_str();
   c->add_option("--shapes", o->shapes, "the generic shape set for GEMMs and convolutions")->capture_default_str();
   c->add_option("--threads", o->threads, "CPU threads the framework uses")->capture_default_str();
+  c->add_option("--procs", o->procs, "also measure all-reduce through torch.distributed (gloo on cpu, NCCL on cuda) on these process counts, e.g. 2 or 2,4");
   c->add_option("--work", o->work, "folder for measurements and report (default: OUTPUT without .json, plus .calibration)");
   c->add_option("--python", o->python, "Python interpreter with PyTorch")->capture_default_str();
   c->add_option("-o,--output", o->output, "calibrated profile to write")->required();

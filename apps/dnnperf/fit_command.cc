@@ -66,14 +66,10 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   const fitting::ComputeData data = fitting::load_compute_data(o.files);
-  int op_specific = 0;
-  for (const fitting::Exclusion& e : data.excluded) {
-    if (e.reason.find("op-specific") != std::string::npos) ++op_specific;
-    else if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
-  }
-  if (op_specific) std::cout << "kept out of the fit: " << op_specific << " op-specific memory passes (pooling, batch norm, embedding, optimizer steps)\n";
+  for (const fitting::Exclusion& e : data.excluded)
+    if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) return false;
-  std::cout << data.samples.size() << " GEMM and convolution measurements from " << data.host << " (" << data.device << ")\n\n";
+  std::cout << data.samples.size() << " compute measurements (GEMMs, convolutions, memory passes) from " << data.host << " (" << data.device << ")\n\n";
   const fitting::AnalyticFit analytic = fitting::fit_analytic(base.device, data);
   std::cout << "compute: held-out error (%), 5 folds over the measured shapes\n"
             << std::left << std::setw(24) << "class" << std::setw(12) << "family" << std::right << std::setw(8) << "MAPE"
@@ -88,8 +84,8 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   }
   const AnalyticComputeModel fitted_analytic(analytic.device);
   for (const auto& [cls, a] : analytic.held_out) {
-    if (cls == "memory") {
-      std::cout << std::left << std::setw(24) << "memory passes" << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
+    if (cls == "memory" || cls.rfind("pass:", 0) == 0) {
+      std::cout << std::left << std::setw(24) << (cls == "memory" ? std::string("memory passes") : cls) << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
                 << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << "-" << "\n";
       continue;
     }
@@ -114,7 +110,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   if (points) {
     for (const fitting::ComputeSample& smp : data.samples)
       if (smp.kernel.cls != KernelClass::gemm && smp.kernel.cls != KernelClass::conv)
-        points << "memory,analytic," << smp.kernel.flops << "," << smp.kernel.bytes_read + smp.kernel.bytes_written << "," << smp.seconds << ","
+        points << smp.kernel_class << ",analytic," << smp.kernel.flops << "," << smp.kernel.bytes_read + smp.kernel.bytes_written << "," << smp.seconds << ","
                << fitted_analytic.seconds(smp.kernel, {}) << "\n";
     points.close();
     const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_compute_fit.py";
@@ -134,6 +130,15 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["efficiency"]["conv"]["tile_n"] = analytic.device.conv.tile_n;
   d["efficiency"]["memory"]["max_efficiency"] = analytic.device.memory.max_efficiency;
   d["efficiency"]["memory"]["half_efficiency_bytes"] = analytic.device.memory.half_efficiency_bytes;
+  d["efficiency"]["memory"]["cache_bytes"] = analytic.device.memory.cache_bytes;
+  d["efficiency"]["memory"]["dram_slowdown"] = analytic.device.memory.dram_slowdown;
+  if (!analytic.device.passes.empty()) {
+    nlohmann::json& passes = d["efficiency"]["passes"];
+    passes = nlohmann::json::object();
+    for (const auto& [name, e] : analytic.device.passes)
+      passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
+                      {"dram_slowdown", e.dram_slowdown}};
+  }
   profile["compute_regression"] = compute_regression_section(chosen);
   if (o.measured_kernels) {
     std::vector<std::pair<Kernel, double>> table;
@@ -147,7 +152,8 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
                                             (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";
   std::cout << "analytic fit: effective fp32 peak " << fixed(analytic.device.peak_flops.at(MathMode::fp32) / 1e9, 1) << " GFLOP/s, launch "
             << fixed(analytic.device.launch_overhead_s * 1e6, 2) << " us, bandwidth " << fixed(analytic.device.memory_bandwidth / 1e9, 1)
-            << " GB/s (" << (analytic.converged ? "converged" : analytic.message) << "); regression chosen for " << chosen.size() << " of " << analytic.held_out.size() << " classes\n\n";
+            << " GB/s (passes beyond ~" << fixed(analytic.device.memory.cache_bytes / 1048576, 1) << " MiB up to "
+            << fixed(analytic.device.memory.dram_slowdown, 2) << "x slower) (" << (analytic.converged ? "converged" : analytic.message) << "); regression chosen for " << chosen.size() << " of " << analytic.held_out.size() << " classes\n\n";
   return true;
 }
 
@@ -229,7 +235,7 @@ void run_fit(const FitOptions& o) {
       const FittedCommModel* pick = nullptr;
       double t = 0;
       for (const FittedCommModel& m : chosen) {
-        if (m.algorithm == "default" || m.algorithm.rfind("mpi:", 0) == 0) continue;
+        if (is_library_choice(m.algorithm)) continue;
         const double s = m.seconds(b, p);
         if (!pick || s < t) pick = &m, t = s;
       }
@@ -276,11 +282,12 @@ void run_comm(const CommOptions& o) {
     const FittedCommModel* m = nullptr;
     if (o.algorithm == "best") {
       for (const FittedCommModel& c : hw.communication)
-        if (c.collective == o.collective && c.algorithm != "default" && c.algorithm.rfind("mpi:", 0) != 0 &&
+        if (c.collective == o.collective && !is_library_choice(c.algorithm) &&
             (!m || c.seconds(o.bytes, o.procs) < m->seconds(o.bytes, o.procs)))
           m = &c;
     } else {
-      m = find_comm_model(hw, o.collective, o.algorithm);
+      const bool library = o.algorithm == "gloo" || o.algorithm == "nccl" || o.algorithm == "mpi";
+      m = find_comm_model(hw, o.collective, library ? library_choice_name(o.algorithm) : o.algorithm);
     }
     if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
     const CommPrediction p = m->predict(o.bytes, o.procs);
@@ -344,7 +351,7 @@ void add_comm_command(CLI::App& app) {
   c->add_option("--collective", o->collective, "collective")->capture_default_str();
   c->add_option("--bytes", o->bytes, "message size in bytes")->required();
   c->add_option("--procs", o->procs, "number of processes")->required();
-  c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, default or best")->capture_default_str();
+  c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, or a library's measured choice: default (MPI's), gloo, nccl")->capture_default_str();
   c->add_flag("--json", o->json, "print one JSON object");
   c->callback([o] { run_comm(*o); });
 }

@@ -43,7 +43,7 @@ void add_common_options(CLI::App* c, Options& o) {
   c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)");
   c->add_option("--dtype", o.dtype, "fp32, tf32, fp16 or bf16 (the last two: mixed precision with fp32 master weights)")->capture_default_str();
   c->add_option("--optimizer", o.optimizer, "sgd, momentum or adam")->capture_default_str();
-  c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical or best")->capture_default_str();
+  c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best (the cheapest per message), or a library's own measured choice: default (MPI's), gloo, nccl")->capture_default_str();
   c->add_option("--bucket-mib", o.bucket_mib, "DDP gradient bucket size in MiB")->capture_default_str();
   c->add_flag("--no-overlap", o.no_overlap, "one blocking all-reduce after backward (same as --sync end)");
   c->add_option("--sync", o.sync, "gradient all-reduce: bucketed (DDP, overlapping backward), per-layer (blocking) or end (blocking)")->capture_default_str();
@@ -64,7 +64,10 @@ RunConfig run_config(const Options& o, const HardwareProfile& hw) {
   RunConfig c;
   c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype);
   c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer);
-  if (o.allreduce != "best") c.plan.allreduce = parse_or_fail(parse_allreduce(o.allreduce), "allreduce", o.allreduce);
+  if (o.allreduce == "mpi" || o.allreduce == "default" || o.allreduce == "gloo" || o.allreduce == "nccl")
+    c.plan.allreduce_library = o.allreduce == "default" ? "mpi" : o.allreduce;
+  else if (o.allreduce != "best")
+    c.plan.allreduce = parse_or_fail(parse_allreduce(o.allreduce), "allreduce", o.allreduce);
   if (!(o.bucket_mib > 0)) throw InputError("--bucket-mib must be positive, is " + std::to_string(o.bucket_mib));
   c.plan.bucket_bytes = o.bucket_mib * 1024 * 1024;
   c.plan.first_bucket_bytes = std::min(c.plan.first_bucket_bytes, c.plan.bucket_bytes);

@@ -31,7 +31,8 @@ struct Options {
   int module_tasks = 0;  // auto
   int coarsen = 0;
   double module_gap = 0.002;
-  double module_time_limit = 1;
+  double module_time_limit = 0.5;
+  int split_passes = 0;  // auto
   bool no_groups = false;
   std::int64_t batch = 1;
   std::vector<std::int64_t> input;
@@ -257,6 +258,7 @@ void run(const Options& o) {
       so.milp.groups = groups;
       so.milp.relative_gap = o.module_gap;
       so.milp.time_limit_s = o.module_time_limit;
+      so.passes = o.split_passes > 0 ? o.split_passes : tasks.size() > 150 ? 1 : 2;
       s = schedule_split(tasks, platform, objective, so, &hint);
       s.solve_s += hint_s;
     } else {
@@ -355,6 +357,8 @@ void add_schedule_command(CLI::App& app) {
   c->add_option("--time-limit", o->time_limit, "seconds for the MILP, and for all of split's modules together")->capture_default_str();
   c->add_option("--module-tasks", o->module_tasks, "split: the most tasks per module (default: 12, or 6 above 150 tasks)");
   c->add_option("--module-time-limit", o->module_time_limit, "split: the most seconds for one module's program")->capture_default_str();
+  c->add_option("--split-passes", o->split_passes, "split: passes over the graph, each with shifted module boundaries (default: 2, or 1 above 150 tasks)")
+      ->check(CLI::Range(1, 16));
   c->add_option("--module-gap", o->module_gap, "split: a module's search stops within this fraction of its bound")->capture_default_str();
   c->add_option("--coarsen", o->coarsen, "fuse chains of ops until at most this many tasks remain (0: keep every op)")->capture_default_str();
   c->add_flag("--no-groups", o->no_groups, "never run two independent tasks together on one device");

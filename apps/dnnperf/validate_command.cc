@@ -110,6 +110,13 @@ void run_validate(const ValidateOptions& o) {
   if (o.networks.empty() || o.batches.empty()) throw InputError("--networks and --batch are required");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   nlohmann::json cases = nlohmann::json::array();
+  // Data-parallel ground truth is DDP over gloo (CPU) or NCCL (GPU): price its all-reduces with
+  // that library's measured model when the profile has one.
+  const std::string library = hw.device.kind == "gpu" ? "nccl" : "gloo";
+  const bool library_model = find_comm_model(hw, "allreduce", library_choice_name(library)) != nullptr;
+  if (!library_model && std::any_of(o.procs.begin(), o.procs.end(), [](int p) { return p > 1; }))
+    std::cerr << "note: profile '" << hw.name << "' has no model of " << library << "'s all-reduce; DDP's all-reduces are priced by "
+              << (hw.communication.empty() ? "the datasheet" : "the fitted algorithms") << " (scripts/torch_comm_bench.py measures " << library << ")\n";
   std::vector<double> errors, noise;
   int inside_count = 0;
   if (!o.json)
@@ -134,6 +141,7 @@ void run_validate(const ValidateOptions& o) {
           RunConfig config;
           config.inference = o.inference;
           config.plan.devices_per_node = procs;
+          if (library_model) config.plan.allreduce_library = library;
           const Prediction p = predict(g, hw, config);
           c["predicted_s"] = p.iteration_s;
           c["predicted_low_s"] = p.iteration_low_s;

@@ -36,18 +36,23 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     if (r.op == "memory_copy") k.cls = KernelClass::copy, k.bytes_read = b, k.bytes_written = b;
     else if (r.op == "memory_elementwise") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = static_cast<double>(n);
     else if (r.op == "memory_activation") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = static_cast<double>(n);
-    else if (r.op == "memory_softmax") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b, k.flops = 5.0 * static_cast<double>(n);
-    // Pooling over a 16-channel image: 3x3 windows at stride 2, or 2x2 average; a quarter of the output.
-    else if (r.op == "memory_max_pool") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b / 4, k.flops = 9.0 * static_cast<double>(n) / 4;
-    else if (r.op == "memory_avg_pool") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b / 4, k.flops = static_cast<double>(n);
-    // Training batch norm, statistics and normalisation in one call: two reads and one write.
-    else if (r.op == "memory_batch_norm") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 6.0 * static_cast<double>(n);
+    else if (r.op == "memory_softmax") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b, k.flops = 5.0 * static_cast<double>(n), k.pass = "softmax";
+    // Op-specific passes (scripts/torch_bench.py), with traffic as the lowering counts it for a
+    // training step, and their pass family. Pooling: one 16-channel image, 3x3 max windows at
+    // stride 2 (int64 indices kept for the backward) or 2x2 average: a quarter of the output.
+    else if (r.op == "memory_max_pool") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = 0.75 * b, k.flops = 9.0 * static_cast<double>(n) / 4, k.pass = "max_pool";
+    else if (r.op == "memory_max_pool_backward") k.cls = KernelClass::elementwise, k.bytes_read = 0.75 * b, k.bytes_written = b, k.flops = static_cast<double>(n), k.pass = "max_pool_backward";
+    else if (r.op == "memory_avg_pool") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b / 4, k.flops = static_cast<double>(n), k.pass = "avg_pool";
+    // Training batch norm, statistics and normalisation in one call: two reads and one write; its
+    // backward (both gradients in one call) as the lowering's two passes: four reads, one write.
+    else if (r.op == "memory_batch_norm") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 6.0 * static_cast<double>(n), k.pass = "batch_norm";
+    else if (r.op == "memory_batch_norm_backward") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = b, k.flops = 11.0 * static_cast<double>(n), k.pass = "batch_norm_backward";
     // Every row of a table of 256-element rows gathered once, int64 ids.
-    else if (r.op == "memory_embedding") k.cls = KernelClass::gather, k.bytes_read = b + 8.0 * static_cast<double>(n) / 256, k.bytes_written = b;
+    else if (r.op == "memory_embedding") k.cls = KernelClass::gather, k.bytes_read = b + 8.0 * static_cast<double>(n) / 256, k.bytes_written = b, k.pass = "embedding";
     // Optimizer updates of one parameter tensor (lower_update's traffic).
-    else if (r.op == "memory_sgd") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 2.0 * static_cast<double>(n);
-    else if (r.op == "memory_momentum") k.cls = KernelClass::elementwise, k.bytes_read = 3 * b, k.bytes_written = 2 * b, k.flops = 4.0 * static_cast<double>(n);
-    else if (r.op == "memory_adam") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = 3 * b, k.flops = 12.0 * static_cast<double>(n);
+    else if (r.op == "memory_sgd") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 2.0 * static_cast<double>(n), k.pass = "sgd";
+    else if (r.op == "memory_momentum") k.cls = KernelClass::elementwise, k.bytes_read = 3 * b, k.bytes_written = 2 * b, k.flops = 4.0 * static_cast<double>(n), k.pass = "momentum";
+    else if (r.op == "memory_adam") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = 3 * b, k.flops = 12.0 * static_cast<double>(n), k.pass = "adam";
     else return std::nullopt;
     return k;
   }
@@ -136,10 +141,12 @@ enum class Stage { memory, gemm, conv };
 /// Sets the parameters a stage fits (scales in log form) on a device.
 void apply(Stage stage, const double* p, DeviceSpec& d) {
   switch (stage) {
-    case Stage::memory:
+    case Stage::memory:  // the bandwidth is the cache-resident one; larger passes slow down
       d.memory_bandwidth = std::exp(p[0]);
       d.memory.half_efficiency_bytes = std::exp(p[1]);
       d.launch_overhead_s = std::exp(p[2]);
+      d.memory.cache_bytes = std::exp(p[3]);
+      d.memory.dram_slowdown = 1 + std::exp(p[4]);
       d.memory.max_efficiency = 1.0;
       break;
     case Stage::gemm:  // the peak is effective: GEMM efficiency stays 1, or the two would be one unknown
@@ -161,9 +168,9 @@ struct AnalyticResidual {
   const Kernel* kernel;
   double log_measured;
   Stage stage;
-  bool operator()(const double* p, double* residual) const {
+  bool operator()(double const* const* p, double* residual) const {
     DeviceSpec d = *base;
-    apply(stage, p, d);
+    apply(stage, p[0], d);
     const AnalyticComputeModel model(d);
     residual[0] = std::log(model.seconds(*kernel, {})) - log_measured;
     return true;
@@ -173,7 +180,7 @@ struct AnalyticResidual {
 bool in_stage(Stage stage, const Kernel& k) {
   if (stage == Stage::gemm) return k.cls == KernelClass::gemm;
   if (stage == Stage::conv) return k.cls == KernelClass::conv;
-  return k.cls != KernelClass::gemm && k.cls != KernelClass::conv;
+  return k.cls != KernelClass::gemm && k.cls != KernelClass::conv && k.pass.empty();
 }
 
 bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& train, Stage stage, bool launch_known,
@@ -181,7 +188,8 @@ bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& tr
   std::vector<double> p;
   switch (stage) {
     case Stage::memory:
-      p = {std::log(device.memory_bandwidth), std::log(std::max(device.memory.half_efficiency_bytes, 1.0)), std::log(std::max(device.launch_overhead_s, 1e-7))};
+      p = {std::log(device.memory_bandwidth), std::log(std::max(device.memory.half_efficiency_bytes, 1.0)), std::log(std::max(device.launch_overhead_s, 1e-7)),
+           std::log(device.memory.cache_bytes > 0 ? device.memory.cache_bytes : 8e6), std::log(std::max(device.memory.dram_slowdown - 1, 0.5))};
       break;
     case Stage::gemm:
       p = {std::log(device.peak_flops.at(MathMode::fp32)), device.gemm.half_efficiency_k, std::log(std::max(device.launch_overhead_s, 1e-7))};
@@ -193,9 +201,10 @@ bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& tr
   for (const ComputeSample* s : train) {
     if (!in_stage(stage, s->kernel)) continue;
     ++used;
-    problem.AddResidualBlock(new ceres::NumericDiffCostFunction<AnalyticResidual, ceres::CENTRAL, 1, 3>(
-                                 new AnalyticResidual{&device, &s->kernel, std::log(s->seconds), stage}),
-                             new ceres::HuberLoss(0.1), p.data());
+    auto* cost = new ceres::DynamicNumericDiffCostFunction<AnalyticResidual>(new AnalyticResidual{&device, &s->kernel, std::log(s->seconds), stage});
+    cost->AddParameterBlock(static_cast<int>(p.size()));
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), p.data());
   }
   static const char* kNames[] = {"memory passes", "GEMMs", "convolutions"};
   if (used < 5) {
@@ -209,6 +218,12 @@ bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& tr
   }
   // The memory passes measured the launch overhead already: GEMMs keep it.
   if (stage == Stage::gemm && launch_known) problem.SetManifold(p.data(), new ceres::SubsetManifold(3, {2}));
+  if (stage == Stage::memory) {  // a cache between 32 KiB and 4 GiB; overflowing it costs 1.01x to 100x
+    problem.SetParameterLowerBound(p.data(), 3, std::log(32768.0));
+    problem.SetParameterUpperBound(p.data(), 3, std::log(4294967296.0));
+    problem.SetParameterLowerBound(p.data(), 4, std::log(0.01));
+    problem.SetParameterUpperBound(p.data(), 4, std::log(100.0));
+  }
   if (stage == Stage::conv) {
     problem.SetParameterLowerBound(p.data(), 2, 16.0);
     problem.SetParameterUpperBound(p.data(), 2, 256.0);
@@ -220,8 +235,51 @@ bool solve_stage(DeviceSpec& device, const std::vector<const ComputeSample*>& tr
   return true;
 }
 
+/// One pass family's efficiency on top of the fitted bandwidth and launch overhead: its
+/// max_efficiency (in log form, at most 1) and half_efficiency_bytes (log form).
+struct PassResidual {
+  const DeviceSpec* device;
+  const Kernel* kernel;
+  double log_measured;
+  bool operator()(const double* p, double* residual) const {
+    DeviceSpec d = *device;
+    d.passes[std::string(kernel->pass)] = {std::exp(p[0]), std::exp(p[1]), d.memory.cache_bytes, d.memory.dram_slowdown};
+    residual[0] = std::log(AnalyticComputeModel(d).seconds(*kernel, {})) - log_measured;
+    return true;
+  }
+};
+
+/// Fits every pass family with enough measurements; families with too few are named in `skipped`.
+void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* skipped) {
+  std::map<std::string, std::vector<const ComputeSample*>, std::less<>> families;
+  for (const ComputeSample* s : train)
+    if (!s->kernel.pass.empty()) families[std::string(s->kernel.pass)].push_back(s);
+  for (const auto& [name, samples] : families) {
+    if (samples.size() < 4) {  // two parameters, and some left to tell a fit from an interpolation
+      if (skipped) *skipped += (skipped->empty() ? "" : "; ") + name + ": " + std::to_string(samples.size()) + " measurements, too few to fit";
+      continue;
+    }
+    std::vector<double> p = {std::log(device.memory.max_efficiency), std::log(std::max(device.memory.half_efficiency_bytes, 1.0))};
+    ceres::Problem problem;
+    for (const ComputeSample* s : samples)
+      problem.AddResidualBlock(new ceres::NumericDiffCostFunction<PassResidual, ceres::CENTRAL, 1, 2>(
+                                   new PassResidual{&device, &s->kernel, std::log(s->seconds)}),
+                               new ceres::HuberLoss(0.1), p.data());
+    problem.SetParameterUpperBound(p.data(), 0, 0.0);  // no pass outruns the device's bandwidth
+    problem.SetParameterLowerBound(p.data(), 0, std::log(1e-5));
+    problem.SetParameterLowerBound(p.data(), 1, 0.0);
+    problem.SetParameterUpperBound(p.data(), 1, std::log(1e12));
+    const SolveResult solved = solve_quietly(problem, 100);
+    if (!solved.usable) {
+      if (skipped) *skipped += (skipped->empty() ? "" : "; ") + name + ": " + solved.message;
+      continue;
+    }
+    device.passes[name] = {std::exp(p[0]), std::exp(p[1]), device.memory.cache_bytes, device.memory.dram_slowdown};
+  }
+}
+
 /// Memory passes first (bandwidth, ramp, launch overhead), then GEMMs (peak, fill, efficiency)
-/// and convolutions on top of them.
+/// and convolutions on top of them, and the op-specific pass families on the fitted bandwidth.
 bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* message) {
   bool any = false, launch_known = false;
   std::string all;
@@ -232,6 +290,7 @@ bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& tra
     any = any || ok;
     if (!ok) all += (all.empty() ? "" : "; ") + m;
   }
+  if (launch_known) solve_passes(device, train, &all);
   if (message) *message = all.empty() ? "converged" : all;
   return any;
 }
@@ -267,15 +326,6 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         d.excluded.push_back({where, "unknown dtype " + r.dtype});
         continue;
       }
-      // Pooling, batch norm, embedding and optimizer passes run far from one bandwidth curve on a
-      // CPU (a max pool moves a quarter of a copy's bytes in 46 times its time): kept in the
-      // measurements, left out of the single memory-pass fit until they get models of their own.
-      static const std::set<std::string> op_specific{"memory_max_pool", "memory_avg_pool", "memory_batch_norm", "memory_embedding",
-                                                    "memory_sgd", "memory_momentum", "memory_adam"};
-      if (op_specific.count(r.op)) {
-        d.excluded.push_back({where, "op-specific memory pass (" + r.op + "): not part of the memory-pass fit"});
-        continue;
-      }
       const std::string id = r.op + r.params.dump() + r.dtype;
       if (!seen.insert(id).second) {
         d.excluded.push_back({where, "duplicate shape"});
@@ -284,7 +334,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       hosts.insert(r.host);
       devices.insert(r.layout.value("device", std::string("?")));
       d.threads = r.layout.value("threads", 0);
-      const std::string cls = regression_class(*k);
+      const std::string cls = !k->pass.empty() ? "pass:" + std::string(k->pass) : regression_class(*k);
       d.samples.push_back({*k, cls.empty() ? "memory" : cls, r.timing->median});
     }
   }

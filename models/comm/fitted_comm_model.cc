@@ -4,6 +4,14 @@
 
 namespace dnnperf {
 
+bool is_library_choice(std::string_view algorithm) {
+  return algorithm == "default" || algorithm.find(':') != std::string_view::npos;
+}
+
+std::string library_choice_name(std::string_view library) {
+  return library == "mpi" ? "default" : std::string(library) + ":default";
+}
+
 std::string_view comm_model_name(CommModelKind kind) {
   switch (kind) {
     case CommModelKind::hockney: return "hockney";

@@ -27,6 +27,13 @@ namespace dnnperf {
 
 enum class CommModelKind { hockney, loggp, dnnperf };
 std::string_view comm_model_name(CommModelKind kind);
+
+/// True for a library's own algorithm choice as measured ("default": MPI's; "mpi:…", "gloo:…",
+/// "nccl:…") rather than an algorithm dnnperf can run: such models are never picked as "best".
+bool is_library_choice(std::string_view algorithm);
+
+/// The fitted model name of a library's own choice: "mpi" -> "default", "gloo" -> "gloo:default".
+std::string library_choice_name(std::string_view library);
 std::optional<CommModelKind> parse_comm_model(std::string_view name);
 /// Names of the fitted parameters of a kind, in order.
 const std::vector<std::string>& comm_model_parameters(CommModelKind kind);

@@ -79,7 +79,16 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     c.compute_seconds = k.flops / peak;
   }
   const double bytes = k.bytes_read + k.bytes_written;
-  c.memory_efficiency = device_.memory.max_efficiency * bytes / (bytes + device_.memory.half_efficiency_bytes);
+  const MemoryEfficiency* memory = &device_.memory;
+  if (!k.pass.empty())
+    if (const auto it = device_.passes.find(k.pass); it != device_.passes.end()) {
+      // A pass family's efficiency was fitted to the whole pass: it holds the arithmetic too.
+      memory = &it->second;
+      c.compute_seconds = 0;
+    }
+  c.memory_efficiency = memory->max_efficiency * bytes / (bytes + memory->half_efficiency_bytes);
+  const double overflow = memory->dram_slowdown > 1 ? (memory->dram_slowdown - 1) * bytes / (bytes + memory->cache_bytes) : 0.0;
+  c.memory_efficiency /= 1 + overflow;
   c.memory_seconds = bytes > 0 ? bytes / (device_.memory_bandwidth * c.memory_efficiency) : 0.0;
   c.seconds = c.launch_seconds + std::max(c.compute_seconds, c.memory_seconds);
   return c;

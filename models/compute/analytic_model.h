@@ -12,8 +12,11 @@
 // their k dimension over several blocks (split-K); and each tile's loop over k pays a pipeline
 // fill, which the last factor charges. Memory-bound passes reach
 //   max_efficiency * bytes / (bytes + half_efficiency_bytes)
-// of peak bandwidth. All parameters live in the hardware profile's device.efficiency, where
-// calibration sets them.
+// of peak bandwidth, divided by 1 + (dram_slowdown - 1) * bytes / (bytes + cache_bytes) where the
+// profile models a cache that large passes overflow. Passes of an op-specific family (Kernel::pass: pooling, training batch norm,
+// embedding gathers, optimizer steps) use the family's own max_efficiency and ramp where the
+// profile has them, fitted to the whole pass, arithmetic included. All parameters live in the
+// hardware profile's device.efficiency, where calibration sets them.
 #include "models/compute/compute_model.h"
 #include "predictor/hardware/hardware_profile.h"
 

@@ -9,6 +9,7 @@
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
 #include "predictor/hardware/fitted_sections.h"
+#include "predictor/lowering/kernel.h"
 
 #ifndef DNNPERF_DEFAULT_DATA_DIR
 #define DNNPERF_DEFAULT_DATA_DIR "data"
@@ -48,6 +49,10 @@ MemoryEfficiency read_memory(const json& j, const std::string& where, MemoryEffi
   e.max_efficiency = fraction(r, "max_efficiency", e.max_efficiency);
   e.half_efficiency_bytes = r.real("half_efficiency_bytes", e.half_efficiency_bytes);
   if (e.half_efficiency_bytes < 0) r.fail("half_efficiency_bytes", "must not be negative");
+  e.cache_bytes = r.real("cache_bytes", e.cache_bytes);
+  if (e.cache_bytes < 0) r.fail("cache_bytes", "must not be negative");
+  e.dram_slowdown = r.real("dram_slowdown", e.dram_slowdown);
+  if (!(e.dram_slowdown >= 1)) r.fail("dram_slowdown", "must be at least 1");
   r.check_unknown();
   return e;
 }
@@ -87,6 +92,19 @@ DeviceSpec read_device(const json& j, const std::string& where) {
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);
     if (e.has("conv")) d.conv = read_matrix(e.at("conv"), where + ": efficiency.conv", d.conv);
     if (e.has("memory")) d.memory = read_memory(e.at("memory"), where + ": efficiency.memory", d.memory);
+    if (e.has("passes")) {
+      const json& passes = e.at("passes");
+      if (!passes.is_object()) e.fail("passes", "must be an object of pass families");
+      for (const auto& [name, value] : passes.items()) {
+        const auto& known = op_pass_names();
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+          std::string list;
+          for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+          e.fail("passes", "unknown pass family '" + name + "' (known: " + list + ")");
+        }
+        d.passes[name] = read_memory(value, where + ": efficiency.passes." + name, d.memory);
+      }
+    }
     e.check_unknown();
   }
   r.check_unknown();

@@ -32,11 +32,17 @@ struct MatrixEfficiency {
   double half_efficiency_k = 64;
 };
 
-/// Efficiency of memory-bound passes: max_efficiency of peak bandwidth for large passes, with a
-/// ramp bytes / (bytes + half_efficiency_bytes).
+/// Efficiency of memory-bound passes: max_efficiency of peak bandwidth, with a ramp
+/// bytes / (bytes + half_efficiency_bytes) for passes too small to hide latency. Where caches are
+/// large against the passes (CPUs; GPU L2s of 50 MB and more), passes that overflow them run
+/// slower by up to `dram_slowdown`: their time is multiplied by
+///   1 + (dram_slowdown - 1) * bytes / (bytes + cache_bytes).
+/// The default (slowdown 1) is a plain roofline.
 struct MemoryEfficiency {
   double max_efficiency = 0.8;
   double half_efficiency_bytes = 1e6;
+  double cache_bytes = 0;
+  double dram_slowdown = 1;
 };
 
 struct DeviceSpec {
@@ -53,6 +59,9 @@ struct DeviceSpec {
   MatrixEfficiency gemm;
   MatrixEfficiency conv;
   MemoryEfficiency memory;
+  /// Op-specific pass families (Kernel::pass) priced apart from plain passes, fitted from their
+  /// own measurements; a family not listed runs at `memory`'s efficiency.
+  std::map<std::string, MemoryEfficiency, std::less<>> passes;
 };
 
 /// A point-to-point path: bandwidth in bytes/s per direction and per endpoint, latency in s.

@@ -7,6 +7,7 @@
 // memory at least once (inputs read, outputs written), at the kernel's element type.
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "predictor/common/dtype.h"
 #include "predictor/graph/op_kind.h"
@@ -56,7 +57,15 @@ struct Kernel {
   double flops = 0;
   double bytes_read = 0;
   double bytes_written = 0;
+  /// For memory-bound passes that run far from a device's copy bandwidth (a CPU max pool moves its
+  /// bytes 40 times slower than a copy), the pass family a profile may price on its own: one of
+  /// op_pass_names(). Empty for plain passes, GEMMs and convolutions.
+  std::string_view pass;
 };
+
+/// The pass families of Kernel::pass: max_pool, max_pool_backward, avg_pool, batch_norm,
+/// batch_norm_backward, softmax (forward: exponentials), embedding, sgd, momentum, adam.
+const std::vector<std::string_view>& op_pass_names();
 
 /// A GEMM view of a kernel: itself for GEMMs, the implicit GEMM for convolutions (per direction,
 /// as cuDNN runs them: forward m = N P Q, n = K/g, k = C/g R S, batch = groups).

@@ -59,9 +59,11 @@ class Emitter {
     out_.push_back(k);
   }
 
+  /// `family`: the op-specific pass family (Kernel::pass), if the pass has one.
   void pass(KernelClass cls, Phase phase, std::int64_t elements, double flops_per_element,
-            double bytes_read, double bytes_written) {
+            double bytes_read, double bytes_written, std::string_view family = {}) {
     Kernel k = base(cls, phase);
+    k.pass = family;
     k.elements = elements;
     k.flops = flops_per_element * static_cast<double>(elements);
     k.bytes_read = bytes_read;
@@ -156,10 +158,11 @@ void lower_pooling(Emitter& e, bool forward, bool training) {
                                  : static_cast<double>(e.attrs().kernel[0] * e.attrs().kernel[1]);
   const double indices = max && training ? 8.0 * static_cast<double>(y.shape.numel()) : 0.0;
   if (forward) {
-    e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), window, e.bytes(x), e.bytes(y) + indices);
+    e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), window, e.bytes(x), e.bytes(y) + indices, max ? "max_pool" : "avg_pool");
     return;
   }
-  if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, e.bytes(y) + indices, e.bytes(x));
+  if (x.requires_grad)
+    e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, e.bytes(y) + indices, e.bytes(x), max ? "max_pool_backward" : "");
 }
 
 void lower_normalization(Emitter& e, bool forward, bool training) {
@@ -168,16 +171,20 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
   const bool batch_norm = e.kind() == OpKind::batch_norm;
   const std::int64_t stats = batch_norm ? x.shape[1] : n / e.in(1 < e.input_count() ? 1 : 0).shape.numel();
   if (forward) {
-    if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), e.bytes(x), 8.0 * static_cast<double>(stats));
-    if (batch_norm) e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x));
+    // Training batch norm is priced as one family in two passes (statistics, then normalisation),
+    // inference batch norm as a plain pass: it is an affine map that frameworks often fold away.
+    if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), e.bytes(x), 8.0 * static_cast<double>(stats), "batch_norm");
+    if (batch_norm) e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x), training ? "batch_norm" : "");
     else e.pass(KernelClass::reduction, Phase::forward, n, 8, e.bytes(x), e.bytes(x) + (training ? 8.0 * static_cast<double>(stats) : 0.0));
     return;
   }
   if (e.input_count() > 1 && e.in(1).requires_grad) {
     const double params = e.bytes(e.in(1)) * static_cast<double>(e.input_count() >= 3 ? 2 : 1);
-    e.pass(KernelClass::reduction, Phase::backward_weight, e.in(1).shape.numel() * 2, static_cast<double>(n) * 3.0 / static_cast<double>(2 * e.in(1).shape.numel()), 2.0 * e.bytes(x), params);
+    e.pass(KernelClass::reduction, Phase::backward_weight, e.in(1).shape.numel() * 2, static_cast<double>(n) * 3.0 / static_cast<double>(2 * e.in(1).shape.numel()), 2.0 * e.bytes(x), params,
+           batch_norm ? "batch_norm_backward" : "");
   }
-  if (x.requires_grad) e.pass(batch_norm ? KernelClass::elementwise : KernelClass::reduction, Phase::backward_data, n, 8, 2.0 * e.bytes(x), e.bytes(x));
+  if (x.requires_grad)
+    e.pass(batch_norm ? KernelClass::elementwise : KernelClass::reduction, Phase::backward_data, n, 8, 2.0 * e.bytes(x), e.bytes(x), batch_norm ? "batch_norm_backward" : "");
 }
 
 void lower_unary(Emitter& e, bool forward) {
@@ -219,7 +226,7 @@ void lower_reduction(Emitter& e, bool forward) {
   switch (e.kind()) {
     case OpKind::softmax:
     case OpKind::log_softmax:
-      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), 5, e.bytes(x), e.bytes(y));
+      if (forward) e.pass(KernelClass::reduction, Phase::forward, y.shape.numel(), 5, e.bytes(x), e.bytes(y), "softmax");
       else if (x.requires_grad) e.pass(KernelClass::reduction, Phase::backward_data, x.shape.numel(), 4, 2.0 * e.bytes(y), e.bytes(x));
       return;
     case OpKind::reduce_mean:
@@ -289,7 +296,7 @@ void lower_embedding(Emitter& e, bool forward) {
   const Tensor& table = e.in(1);
   const Tensor& y = e.outp();
   if (forward) {
-    e.pass(KernelClass::gather, Phase::forward, y.shape.numel(), 0, e.bytes(ids) + e.bytes(y), e.bytes(y));
+    e.pass(KernelClass::gather, Phase::forward, y.shape.numel(), 0, e.bytes(ids) + e.bytes(y), e.bytes(y), "embedding");
     return;
   }
   if (!table.requires_grad) return;
@@ -316,7 +323,7 @@ void lower_attention(Emitter& e, bool forward, bool training) {
     e.pass(KernelClass::elementwise, Phase::forward, tokens * d_model, 1, act, act);            // q / sqrt(d)
     e.gemm(Phase::forward, {s, s, d, b * h, false, true});                                       // q k^T
     if (e.attrs().causal) e.pass(KernelClass::elementwise, Phase::forward, scores, 1, score_bytes, score_bytes);
-    e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes);         // softmax
+    e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes, "softmax");
     if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores));
     e.gemm(Phase::forward, {s, d, s, b * h, false, false});                                      // p v
     e.pass(KernelClass::copy, Phase::forward, tokens * d_model, 0, act, act);                    // merge heads
@@ -353,7 +360,7 @@ void lower_loss(Emitter& e, bool forward) {
   const Tensor& target = e.in(1);
   const std::int64_t rows = target.shape.numel();
   if (forward) {
-    e.pass(KernelClass::reduction, Phase::forward, logits.shape.numel(), 5, e.bytes(logits), e.bytes(logits));  // log_softmax
+    e.pass(KernelClass::reduction, Phase::forward, logits.shape.numel(), 5, e.bytes(logits), e.bytes(logits), "softmax");  // log_softmax
     e.pass(KernelClass::reduction, Phase::forward, 1, static_cast<double>(rows), e.bytes(target) + e.es() * static_cast<double>(rows), e.es());
     return;
   }
@@ -402,8 +409,9 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
   // Tensors touched per element: SGD reads w, g and writes w; momentum adds a velocity buffer;
   // Adam adds first and second moments (Kingma & Ba 2015, Algorithm 1).
   double reads = 2, writes = 1, flops = 2;
-  if (optimizer == Optimizer::momentum) reads = 3, writes = 2, flops = 4;
-  if (optimizer == Optimizer::adam) reads = 4, writes = 3, flops = 12;
+  std::string_view family = "sgd";
+  if (optimizer == Optimizer::momentum) reads = 3, writes = 2, flops = 4, family = "momentum";
+  if (optimizer == Optimizer::adam) reads = 4, writes = 3, flops = 12, family = "adam";
   Kernel k;
   k.cls = KernelClass::elementwise;
   k.phase = Phase::update;
@@ -414,11 +422,13 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
   k.flops = flops * static_cast<double>(k.elements);
   k.bytes_read = reads * bytes;
   k.bytes_written = writes * bytes;
+  k.pass = family;
   kernels.push_back(k);
   if (o.compute_dtype && *o.compute_dtype != t.dtype) {
     // Mixed precision keeps master weights in the parameter's type and refreshes the copy the
     // step computes with after each update.
     Kernel cast = k;
+    cast.pass = {};
     cast.flops = 0;
     cast.bytes_read = bytes;
     cast.bytes_written = static_cast<double>(t.shape.numel()) * dtype_bytes(*o.compute_dtype);

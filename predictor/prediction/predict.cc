@@ -70,7 +70,18 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
     if (m.collective == "allreduce") fitted.push_back(&m);
   if (!fitted.empty()) {
     const FittedCommModel* forced = nullptr;
-    if (plan.allreduce) {
+    if (!plan.allreduce_library.empty()) {
+      const std::string name = library_choice_name(plan.allreduce_library);
+      forced = find_comm_model(hw, "allreduce", name);
+      if (!forced) {
+        std::string have;
+        for (const FittedCommModel* m : fitted) have += (have.empty() ? "" : ", ") + m->algorithm;
+        throw InputError("profile '" + hw.name + "' has no fitted allreduce model of " + plan.allreduce_library + "'s own choice ('" + name +
+                         "'; it has: " + have + "); measure it (" +
+                         (plan.allreduce_library == "mpi" ? std::string("mpirun dnnperf bench allreduce") : std::string("scripts/torch_comm_bench.py")) +
+                         ") and fit it in");
+      }
+    } else if (plan.allreduce) {
       forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)));
       if (!forced)
         throw InputError("profile '" + hw.name + "' has no fitted allreduce model for '" + std::string(allreduce_name(*plan.allreduce)) + "'");
@@ -86,7 +97,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
       const FittedCommModel* best = nullptr;
       double best_t = 0;
       for (const FittedCommModel* m : fitted) {
-        if (m->algorithm == "default" || m->algorithm.rfind("mpi:", 0) == 0) continue;
+        if (is_library_choice(m->algorithm)) continue;
         const double t = m->seconds(bytes, ranks);
         if (!best || t < best_t) best = m, best_t = t;
       }
@@ -94,6 +105,9 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
       return std::pair<std::string, double>{best->algorithm, price(best, bytes)};
     };
   }
+  if (!plan.allreduce_library.empty())
+    throw InputError("profile '" + hw.name + "' has no fitted communication models, so no model of " + plan.allreduce_library +
+                     "'s own all-reduce; measure and fit one (docs/fitting.md)");
   const CommGroup group = comm_group(hw, plan);
   const std::optional<AllReduceAlgorithm> algorithm = plan.allreduce;
   return [group, algorithm](double bytes) {

@@ -2,6 +2,7 @@
 // ParallelPlan: how one training iteration is spread over devices. Data parallelism now; tensor
 // and pipeline degrees will join it and the same Timeline.
 #include <optional>
+#include <string>
 
 #include "models/comm/allreduce.h"
 
@@ -25,6 +26,9 @@ struct ParallelPlan {
   double first_bucket_bytes = 1.0 * 1024 * 1024;  // DDP's smaller first bucket
   /// Unset: the cheapest algorithm for each all-reduce.
   std::optional<AllReduceAlgorithm> allreduce;
+  /// Instead of an algorithm, a library's own choice as measured: "mpi" (MPI's default), "gloo" or
+  /// "nccl" (torch.distributed, as DDP calls it). Needs a profile with that fitted model.
+  std::string allreduce_library;
 
   int data_parallel() const { return nodes * devices_per_node; }
   /// Throws InputError naming the field for a plan the hardware cannot run.

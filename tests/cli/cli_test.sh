@@ -89,6 +89,38 @@ check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hard
 check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
+check predict_library_missing 1 "no fitted allreduce model of gloo's own choice .*torch_comm_bench" -- "$bin" predict -n resnet18 -b 2 --gpus-per-node 2 --hardware "$tmp/fitted.json" --allreduce gloo
+check predict_library_uncalibrated 1 'no fitted communication models' -- "$bin" predict -n resnet18 -b 2 --hardware cpu --allreduce gloo
+# torch.distributed's own all-reduce, measured through gloo on 2 processes, fitted beside MPI's
+if /usr/bin/python3 -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null; then
+  sizes=4,64,1024,16384,65536,262144,1048576
+  check torch_comm_bench 0 'records in' -- /usr/bin/python3 "$src/scripts/torch_comm_bench.py" --procs 2 --sizes $sizes --target 0.02 -o "$tmp/gloo.jsonl"
+  check torch_comm_bench_exists 1 'exists already; pass --resume' -- /usr/bin/python3 "$src/scripts/torch_comm_bench.py" --procs 2 --sizes 4 -o "$tmp/gloo.jsonl"
+  check torch_comm_bench_one_proc 1 'at least 2' -- /usr/bin/python3 "$src/scripts/torch_comm_bench.py" --procs 1 -o "$tmp/gloo1.jsonl"
+  /usr/bin/python3 -c "
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if '\"record\"' in l]
+assert len(r) == 7 and all(x['verified'] and x['algorithm'] == 'gloo:default' and x['layout']['ranks'] == 2 for x in r), r
+" "$tmp/gloo.jsonl" && echo "ok   torch_comm_bench_records" || { echo "FAIL torch_comm_bench_records"; fail=1; }
+  check fit_gloo 0 'gloo:default' -- "$bin" fit "$tmp/gloo.jsonl" "$meas" --hardware cpu -o "$tmp/gloo.json"
+  "$bin" comm --hardware "$tmp/gloo.json" --bytes 65536 --procs 2 --algorithm gloo --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["algorithm"] == "gloo:default" and j["seconds"] > 0, j
+' && echo "ok   comm_gloo" || { echo "FAIL comm_gloo"; fail=1; }
+  "$bin" predict -n resnet18 -b 2 --input 32 --gpus-per-node 2 --hardware "$tmp/gloo.json" --allreduce gloo --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert list(j["allreduce_algorithms"]) == ["gloo:default"], j["allreduce_algorithms"]
+' && echo "ok   predict_gloo" || { echo "FAIL predict_gloo"; fail=1; }
+  "$bin" predict -n resnet18 -b 2 --input 32 --gpus-per-node 2 --hardware "$tmp/gloo.json" --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert "gloo:default" not in j["allreduce_algorithms"], j["allreduce_algorithms"]  # best: only algorithms dnnperf can run
+' && echo "ok   predict_best_skips_library" || { echo "FAIL predict_best_skips_library"; fail=1; }
+else
+  echo "skip torch_comm_bench: no torch.distributed with gloo for /usr/bin/python3"
+fi
 rm -rf "$tmp"
 "$bin" predict -n bert-base --hardware h100 -b 16 --nodes 4 --dtype bf16 --optimizer adam --json | /usr/bin/python3 -c '
 import json, sys

@@ -57,3 +57,36 @@ TEST_CASE("The analytic family recovers the device's effective peak and launch o
   REQUIRE(f.held_out.size() == 1);
   CHECK(f.held_out[0].second.mape < 1.0);
 }
+
+TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pass family's efficiency", "[fitting][compute]") {
+  DeviceSpec truth = find_hardware_profile("cpu").device;
+  truth.memory_bandwidth = 150e9;
+  truth.launch_overhead_s = 2e-6;
+  truth.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = 16e6, .dram_slowdown = 3};
+  truth.passes["max_pool"] = {.max_efficiency = 0.02, .half_efficiency_bytes = 5e4, .cache_bytes = 16e6, .dram_slowdown = 3};
+  const AnalyticComputeModel model(truth);
+  ComputeData data;
+  for (double bytes = 4096; bytes <= 1.1e9; bytes *= 2) {
+    Kernel copy;
+    copy.cls = KernelClass::copy;
+    copy.bytes_read = copy.bytes_written = bytes;
+    Kernel pool = copy;
+    pool.cls = KernelClass::reduction;
+    pool.bytes_written = 0.75 * bytes;
+    pool.pass = "max_pool";
+    data.samples.push_back({copy, "memory", model.seconds(copy, {})});
+    data.samples.push_back({pool, "pass:max_pool", model.seconds(pool, {})});
+  }
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
+  INFO(f.message);
+  CHECK(f.device.memory_bandwidth == Approx(150e9).epsilon(0.05));
+  CHECK(f.device.memory.cache_bytes == Approx(16e6).epsilon(0.1));
+  CHECK(f.device.memory.dram_slowdown == Approx(3).epsilon(0.05));
+  REQUIRE(f.device.passes.count("max_pool") == 1);
+  CHECK(f.device.passes.at("max_pool").max_efficiency == Approx(0.02).epsilon(0.05));
+  REQUIRE(f.held_out.size() == 2);
+  for (const auto& [cls, e] : f.held_out) {
+    INFO(cls);
+    CHECK(e.mape < 2.0);
+  }
+}

@@ -54,6 +54,10 @@ TEST_CASE("Bad profiles are rejected with file and field", "[hardware][errors]")
   CHECK_THROWS_WITH(load_hardware_profile(zero), Catch::Contains("field 'memory_bandwidth' must be positive"));
   const std::string eff = write_variant("eff", [](nlohmann::json& j) { j["device"]["efficiency"]["gemm"]["max_efficiency"] = 1.5; });
   CHECK_THROWS_WITH(load_hardware_profile(eff), Catch::Contains("efficiency.gemm: field 'max_efficiency' must be in (0, 1]"));
+  const std::string family = write_variant("family", [](nlohmann::json& j) { j["device"]["efficiency"]["passes"]["max_pooling"] = {{"max_efficiency", 0.1}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(family), Catch::Contains("unknown pass family 'max_pooling'") && Catch::Contains("max_pool,"));
+  const std::string slowdown = write_variant("slowdown", [](nlohmann::json& j) { j["device"]["efficiency"]["memory"]["dram_slowdown"] = 0.5; });
+  CHECK_THROWS_WITH(load_hardware_profile(slowdown), Catch::Contains("efficiency.memory: field 'dram_slowdown' must be at least 1"));
   const std::string missing = write_variant("missing", [](nlohmann::json& j) { j.erase("cluster"); });
   CHECK_THROWS_WITH(load_hardware_profile(missing), Catch::Contains("field 'cluster' is required"));
   CHECK_THROWS_WITH(find_hardware_profile("tpu-v9"), Catch::Contains("unknown hardware 'tpu-v9'") && Catch::Contains("a100-sxm4-80gb"));

@@ -1,6 +1,8 @@
 #include "predictor/lowering/lower.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -96,7 +98,35 @@ TEST_CASE("Optimizers move 3, 5 or 7 parameter-sized tensors", "[lowering]") {
     const auto update = of_phase(lower(g, LoweringOptions::training_with(opt)), Phase::update);
     REQUIRE(update.size() == 1);
     CHECK(update[0].bytes_read + update[0].bytes_written == Approx(tensors * bytes));
+    CHECK(update[0].pass == (opt == Optimizer::sgd ? "sgd" : opt == Optimizer::momentum ? "momentum" : "adam"));
   }
+}
+
+TEST_CASE("Passes that run far from copy bandwidth name their family, plain passes do not", "[lowering]") {
+  NetworkBuilder b("t");
+  int x = b.input("x", {2, 8, 16, 16});
+  x = b.conv2d(x, {.out = 8, .kernel = {3, 3}, .padding = {1, 1}, .bias = false}, "conv");
+  x = b.batch_norm(x, "bn");
+  x = b.relu(x, "relu");
+  x = b.max_pool(x, 3, 2, 1, "pool");
+  const Graph g = std::move(b).finish();
+  const auto families = [&](const LoweringOptions& o) {
+    std::multiset<std::string> out;
+    for (const Kernel& k : lower(g, o))
+      if (k.cls != KernelClass::conv) out.insert(std::string(phase_name(k.phase)) + ":" + (k.pass.empty() ? std::string(g.op(k.op).name) : std::string(k.pass)));
+    return out;
+  };
+  const auto training = families(LoweringOptions::training_with(Optimizer::sgd));
+  CHECK(training.count("forward:batch_norm") == 2);  // statistics, then normalisation
+  CHECK(training.count("backward_data:batch_norm_backward") == 1);
+  CHECK(training.count("backward_weight:batch_norm_backward") == 1);
+  CHECK(training.count("forward:max_pool") == 1);
+  CHECK(training.count("backward_data:max_pool_backward") == 1);
+  CHECK(training.count("forward:relu") == 1);  // a plain pass
+  CHECK(training.count("update:sgd") == of_phase(lower(g, LoweringOptions::training_with(Optimizer::sgd)), Phase::update).size());
+  const auto inference = families(LoweringOptions::inference());
+  CHECK(inference.count("forward:bn") == 1);  // running statistics: one plain affine pass
+  CHECK(inference.count("forward:max_pool") == 1);
 }
 
 TEST_CASE("Inference lowers the forward pass only, without dropout or batch statistics", "[lowering]") {

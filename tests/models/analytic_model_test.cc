@@ -76,6 +76,24 @@ TEST_CASE("Memory-bound kernels cost launch plus bytes over effective bandwidth"
   CHECK(m.seconds(stream(64), {}) == Approx(fixed).epsilon(0.001));
 }
 
+TEST_CASE("Passes that overflow the cache slow down, and pass families use their own efficiency", "[models][analytic]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  d.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 0, .cache_bytes = 8e6, .dram_slowdown = 4};
+  d.launch_overhead_s = 0;
+  const AnalyticComputeModel m(d);
+  // Far inside the cache: the cache-resident bandwidth; far beyond it: four times slower.
+  CHECK(m.seconds(stream(1e3), {}) == Approx(1e3 / d.memory_bandwidth).epsilon(0.01));
+  CHECK(m.seconds(stream(1e12), {}) == Approx(4e12 / d.memory_bandwidth).epsilon(0.01));
+  CHECK(m.seconds(stream(8e6), {}) == Approx(2.5 * 8e6 / d.memory_bandwidth));  // halfway at the cache's size
+  Kernel pool = stream(1e6);
+  pool.pass = "max_pool";
+  CHECK(m.seconds(pool, {}) == Approx(m.seconds(stream(1e6), {})));  // no family in the profile: a plain pass
+  d.passes["max_pool"] = {.max_efficiency = 0.01, .half_efficiency_bytes = 0, .cache_bytes = 8e6, .dram_slowdown = 4};
+  const AnalyticComputeModel with_family(d);
+  CHECK(with_family.seconds(pool, {}) == Approx(100 * m.seconds(stream(1e6), {})));
+  CHECK(with_family.seconds(stream(1e6), {}) == Approx(m.seconds(stream(1e6), {})));
+}
+
 TEST_CASE("A device without an arithmetic type says so", "[models][analytic][errors]") {
   const HardwareProfile v100 = find_hardware_profile("v100");
   const AnalyticComputeModel m(v100.device);
