@@ -27,7 +27,7 @@ import torch.multiprocessing as mp  # noqa: E402
 
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
 
-DEFAULT_SIZES = [4 * 4**i for i in range(13)] + [64 << 20]  # 4 B .. 64 MiB
+DEFAULT_SIZES = [4 << i for i in range(25)]  # 4 B .. 64 MiB in factors of 2: enough sizes to hold some out
 
 
 def record_for(args, procs, size):
@@ -98,7 +98,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--procs", default="2", help="process counts, e.g. 2 or 2,4")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cpu: gloo; cuda: NCCL, one GPU per process")
-    p.add_argument("--sizes", default="", help="message sizes in bytes (default: 4 B to 64 MiB, factors of 4)")
+    p.add_argument("--sizes", default="", help="message sizes in bytes (default: 4 B to 64 MiB, factors of 2)")
     p.add_argument("--target", type=float, default=0.2, help="seconds of repetitions per size")
     p.add_argument("--threads", type=int, default=1, help="torch threads per process")
     p.add_argument("--time-budget", type=float, default=0.0, help="stop cleanly after this many seconds per process count")

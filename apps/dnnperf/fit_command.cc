@@ -200,9 +200,11 @@ void run_fit(const FitOptions& o) {
     for (CommModelKind kind : kinds) {
       const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples);
       const fitting::CrossValidation cv = fitting::cross_validate(kind, algorithm, samples);
+      // Too few sizes to hold any out (fewer than the model's parameters per fold): no figures, not zeros.
+      const bool sized = cv.held_out_sizes.count > 0;
       std::cout << std::left << std::setw(28) << algorithm << std::setw(9) << comm_model_name(kind) << std::right << std::setw(8)
-                << pct(cv.held_out_sizes.mape) << std::setw(8) << pct(cv.held_out_sizes.median) << std::setw(8)
-                << pct(cv.held_out_sizes.p90) << std::setw(10) << pct(100 * cv.held_out_sizes.coverage) << std::setw(12)
+                << (sized ? pct(cv.held_out_sizes.mape) : "-") << std::setw(8) << (sized ? pct(cv.held_out_sizes.median) : "-") << std::setw(8)
+                << (sized ? pct(cv.held_out_sizes.p90) : "-") << std::setw(10) << (sized ? pct(100 * cv.held_out_sizes.coverage) : "-") << std::setw(12)
                 << (cv.held_out_ranks.count ? pct(cv.held_out_ranks.mape) : "-") << std::setw(10)
                 << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << "  " << fit.message << "\n";
       report.push_back({{"algorithm", algorithm}, {"model", comm_model_name(kind)}, {"converged", fit.converged},

@@ -1,5 +1,6 @@
 #include "microbench/shapes/shape_sets.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -113,11 +114,25 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed) {
     return static_cast<std::int64_t>(std::llround(std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)))));
   };
   const auto pick = [&](const std::vector<std::int64_t>& v) { return v[rng() % v.size()]; };
+  // Half the GEMMs are free shapes; half are one of the three training GEMMs of a random fully
+  // connected layer (rows: a batch, or batch x sequence, from 1; features 16-16384), laid out as
+  // frameworks call them — where the skinny, transposed products of small batches live
+  // (AlexNet's first classifier layer at batch 4 runs at a tenth of a square GEMM's rate on a CPU).
   for (std::int64_t i = 0; i < count; ++i) {
     GemmShape g{log_uniform(16, 8192), log_uniform(16, 8192), log_uniform(16, 8192), 1, false, false};
-    if (rng() % 4 == 0) g.batch = log_uniform(2, 64);
-    g.trans_a = rng() % 3 == 0;
-    g.trans_b = rng() % 2 == 0;
+    if (rng() % 2 == 0) {
+      const std::int64_t rows = log_uniform(1, 8192), in = log_uniform(16, 16384), out = log_uniform(16, 16384);
+      switch (rng() % 3) {
+        case 0: g = {rows, out, in, 1, false, true}; break;   // y = x W^T
+        case 1: g = {rows, in, out, 1, false, false}; break;  // dx = dy W
+        default: g = {out, in, rows, 1, true, false}; break;  // dW = dy^T x
+      }
+      if (g.m * g.n * g.k > (std::int64_t{1} << 34)) g.m = std::max<std::int64_t>(1, (std::int64_t{1} << 34) / (g.n * g.k));
+    } else {
+      if (rng() % 4 == 0) g.batch = log_uniform(2, 64);
+      g.trans_a = rng() % 3 == 0;
+      g.trans_b = rng() % 2 == 0;
+    }
     set.gemms.push_back(g);
   }
   // Channel counts of real networks; kernels 1, 3, 5, 7 with "same" padding; stride 2 sometimes.

@@ -5,8 +5,10 @@
 //                `dnnperf net show` takes: zoo spec, .json or .onnx), training phases, deduplicated;
 //                zoo:SPEC@H or @HxW at that image size (zoo CNNs)
 //   deepbench    a fixed list of training GEMM and convolution shapes in the style of DeepBench
-//   sample:N[:SEED]  N GEMMs and N convolutions drawn from the shape space (log-uniform sizes,
-//                realistic channel, kernel and stride combinations), the same for the same seed
+//   sample:N[:SEED]  N GEMMs and N convolutions drawn from the shape space (log-uniform sizes;
+//                half the GEMMs as the training GEMMs of random fully connected layers, batches
+//                from 1; realistic channel, kernel and stride combinations), the same for the same
+//                seed
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>
