@@ -1,5 +1,6 @@
 #include "microbench/shapes/shape_sets.h"
 
+#include <algorithm>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -29,7 +30,15 @@ TEST_CASE("DeepBench-style and sampled sets are fixed by their spec", "[shapes]"
   bool differ = false;
   for (std::size_t i = 0; i < 50; ++i) differ = differ || a.gemms[i].k != c.gemms[i].k;
   CHECK(differ);
-  for (const GemmShape& g : a.gemms) CHECK((g.m >= 16 && g.m <= 8192 && g.k >= 16 && g.k <= 8192));
+  // Free shapes span 16-8192 per dimension; fully connected layers' GEMMs have one dimension (the
+  // batch rows) from 1, the others up to 16384, and stay under 2^34 multiply-adds.
+  int skinny = 0;
+  for (const GemmShape& g : a.gemms) {
+    CHECK((g.m >= 1 && g.n >= 1 && g.k >= 1 && g.m <= 16384 && g.n <= 16384 && g.k <= 16384));
+    CHECK(g.m * g.n * g.k <= (std::int64_t{1} << 34));
+    skinny += std::min({g.m, g.n, g.k}) < 16;
+  }
+  CHECK(skinny > 0);
   for (const ConvCase& cv : a.convs) CHECK((cv.shape.p > 0 && cv.shape.q > 0 && cv.shape.c % cv.shape.groups == 0));
 }
 
