@@ -187,15 +187,17 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
       }
     }
   } else {
-    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, config.plan,
-                                                      allreduce_pricer(hw, config.plan, IntervalBound::center), step.gradient_bytes_per_element);
+    ParallelPlan plan = config.plan;
+    plan.communication_on_compute_cores = hw.device.kind == "cpu";
+    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, plan,
+                                                      allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element);
     if (step.calibrated) {
       // The interval: every kernel and all-reduce at its lower, then its upper bound — a
       // conservative envelope, since it assumes their errors move together.
-      p.iteration_low_s = simulate_data_parallel(graph, step.kernels, step.low, config.plan,
-                                                 allreduce_pricer(hw, config.plan, IntervalBound::low), step.gradient_bytes_per_element).iteration_s;
-      p.iteration_high_s = simulate_data_parallel(graph, step.kernels, step.high, config.plan,
-                                                  allreduce_pricer(hw, config.plan, IntervalBound::high), step.gradient_bytes_per_element).iteration_s;
+      p.iteration_low_s = simulate_data_parallel(graph, step.kernels, step.low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
+                                                 step.gradient_bytes_per_element).iteration_s;
+      p.iteration_high_s = simulate_data_parallel(graph, step.kernels, step.high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
+                                                  step.gradient_bytes_per_element).iteration_s;
     }
     p.fitted_communication = !hw.communication.empty();
     p.iteration_s = dp.iteration_s;

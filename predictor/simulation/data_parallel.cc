@@ -82,7 +82,7 @@ DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const
       if (task >= 0 && (ready < 0 || tl.task(task).finish > tl.task(ready).finish)) ready = task;
       bucket += grads[i].bytes;
       if (bucket >= cap || i + 1 == grads.size()) {
-        allreduce(bucket, ready >= 0 ? ready : last_compute);
+        allreduce(bucket, ready >= 0 && !plan.communication_on_compute_cores ? ready : last_compute);
         bucket = 0;
         ready = -1;
         cap = plan.bucket_bytes;

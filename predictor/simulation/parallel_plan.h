@@ -29,6 +29,10 @@ struct ParallelPlan {
   /// Instead of an algorithm, a library's own choice as measured: "mpi" (MPI's default), "gloo" or
   /// "nccl" (torch.distributed, as DDP calls it). Needs a profile with that fitted model.
   std::string allreduce_library;
+  /// The collectives' copies and reductions run on the cores that compute (CPU devices: gloo's and
+  /// MPI's progress threads share the sockets), so gradient all-reduces overlap no computation:
+  /// they start when backward ends. predict() sets it for CPU profiles.
+  bool communication_on_compute_cores = false;
 
   int data_parallel() const { return nodes * devices_per_node; }
   /// Throws InputError naming the field for a plan the hardware cannot run.

@@ -47,6 +47,17 @@ TEST_CASE("Overlap is never slower than blocking, and never faster than its part
   }
 }
 
+TEST_CASE("On CPUs gradient all-reduces overlap no computation, while on GPUs DDP buckets hide some", "[prediction]") {
+  const Graph g = network("resnet18", 16);
+  const Prediction cpu = predict(g, find_hardware_profile("cpu"), on(1, 2));
+  REQUIRE(cpu.comm_s > 0);
+  CHECK(cpu.allreduces.size() > 1);  // still DDP's buckets
+  CHECK(cpu.iteration_s == Approx(cpu.compute_s + cpu.comm_s));
+  const Prediction gpu = predict(g, find_hardware_profile("a100"), on(1, 8));
+  REQUIRE(gpu.comm_s > 0);
+  CHECK(gpu.iteration_s < gpu.compute_s + gpu.comm_s);
+}
+
 TEST_CASE("One device has no communication", "[prediction]") {
   const HardwareProfile hw = find_hardware_profile("h100");
   const Prediction p = predict(network("resnet50", 32), hw, on(1, 1));
