@@ -59,7 +59,8 @@ def optimizer_step(kind):
 def batch_norm(x, y):
     xi = image(x)
     c = xi.shape[1]
-    return torch.nn.functional.batch_norm(xi, torch.zeros(c), torch.ones(c), torch.ones(c), torch.zeros(c), training=True)
+    z, o = torch.zeros(c, device=xi.device), torch.ones(c, device=xi.device)
+    return torch.nn.functional.batch_norm(xi, z, o.clone(), o, z.clone(), training=True)
 
 
 def backward_of(forward):
@@ -84,8 +85,9 @@ def max_pool_graph(xi):
 
 def batch_norm_graph(xi):
     c = xi.shape[1]
-    weight, bias = torch.ones(c, requires_grad=True), torch.zeros(c, requires_grad=True)
-    out = torch.nn.functional.batch_norm(xi, torch.zeros(c), torch.ones(c), weight, bias, training=True)
+    weight = torch.ones(c, device=xi.device, requires_grad=True)
+    bias = torch.zeros(c, device=xi.device, requires_grad=True)
+    out = torch.nn.functional.batch_norm(xi, torch.zeros(c, device=xi.device), torch.ones(c, device=xi.device), weight, bias, training=True)
     return out, [xi, weight, bias]
 
 
@@ -102,7 +104,7 @@ MEMORY_OPS = {
     "memory_avg_pool": (1, 0.25, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 2, 2)),
     "memory_batch_norm": (2, 1, batch_norm),
     "memory_batch_norm_backward": (4, 1, backward_of(batch_norm_graph)),
-    "memory_embedding": (1, 1, lambda x, y: torch.nn.functional.embedding(EMBED_IDS[x.numel()], x.view(-1, 256))),
+    "memory_embedding": (1, 1, lambda x, y: torch.nn.functional.embedding(EMBED_IDS.on(x), x.view(-1, 256))),
     "memory_sgd": (2, 1, optimizer_step("sgd")),
     "memory_momentum": (3, 2, optimizer_step("momentum")),
     "memory_adam": (4, 3, optimizer_step("adam")),
@@ -110,13 +112,15 @@ MEMORY_OPS = {
 
 
 class _EmbeddingIds(dict):
-    """Row ids for an embedding over a table of n elements (256 per row): as many rows as the table, shuffled."""
+    """Row ids for an embedding over a table of n elements (256 per row): as many rows as the table,
+    shuffled, on the table's device."""
 
-    def __missing__(self, n):
-        rows = max(n // 256, 1)
-        ids = torch.randperm(rows, generator=torch.Generator().manual_seed(3))
-        self[n] = ids
-        return ids
+    def on(self, table):
+        key = (table.numel(), str(table.device))
+        if key not in self:
+            rows = max(table.numel() // 256, 1)
+            self[key] = torch.randperm(rows, generator=torch.Generator().manual_seed(3)).to(table.device)
+        return self[key]
 
 
 EMBED_IDS = _EmbeddingIds()
