@@ -22,6 +22,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from dnnperf_py import allocator  # noqa: E402
+from dnnperf_py.allocator import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # before torch allocates anything
+
 import torch  # noqa: E402
 
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
@@ -251,7 +256,7 @@ def main():
     flush = CacheFlush(args.device) if args.cold else None
     if args.device.startswith("cuda"):
         layout["device"] = torch.cuda.get_device_name()
-    writer = RecordWriter(args.output, args.resume, {"torch": torch.__version__})
+    writer = RecordWriter(args.output, args.resume, {"torch": torch.__version__, "allocator": allocator.describe()})
     start = time.time()
     written = 0
     for i, kern in enumerate(kernels):

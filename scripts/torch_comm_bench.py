@@ -21,6 +21,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from dnnperf_py import allocator  # noqa: E402
+from dnnperf_py.allocator import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # before torch allocates anything
+
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
@@ -45,7 +50,7 @@ def worker(rank, args, procs, sizes, port):
     dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=procs)
     device = torch.device("cuda", rank) if cuda else torch.device("cpu")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    writer = RecordWriter(args.output, True, {"torch": torch.__version__}) if rank == 0 else None
+    writer = RecordWriter(args.output, True, {"torch": torch.__version__, "allocator": allocator.describe()}) if rank == 0 else None
     start = time.time()
     for i, size in enumerate(sizes):
         stop = torch.tensor([1.0 if args.time_budget and time.time() - start > args.time_budget else 0.0], device=device)
@@ -121,7 +126,7 @@ def main():
     if not dist.is_available() or not (dist.is_nccl_available() if args.device == "cuda" else dist.is_gloo_available()):
         raise SystemExit(f"torch_comm_bench: this PyTorch has no {'NCCL' if args.device == 'cuda' else 'gloo'} backend")
     # Records already there (resuming) are skipped; the file is checked here, before any process starts.
-    done = RecordWriter(args.output, args.resume, {"torch": torch.__version__}).done
+    done = RecordWriter(args.output, args.resume, {"torch": torch.__version__, "allocator": allocator.describe()}).done
     for procs in procs_list:
         todo = [s for s in sizes if key(record_for(args, procs, s)) not in done]
         if not todo:

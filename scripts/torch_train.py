@@ -20,6 +20,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from dnnperf_py import allocator  # noqa: E402
+from dnnperf_py.allocator import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # before torch allocates anything
+
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
@@ -105,6 +110,7 @@ def run(rank, args, result_path):
         out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
                "input": args.input if args.network in VISION else [args.seq], "iterations": args.iterations,
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
+               "allocator": allocator.describe(),
                "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "device": args.device,
                "gpu": torch.cuda.get_device_name(device) if cuda else None,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
