@@ -14,6 +14,7 @@ those are recorded. The result is checked once per size (every rank contributes 
 Interrupted runs keep what they wrote; --resume continues them.
 """
 import argparse
+import datetime
 import os
 import socket
 import sys
@@ -47,7 +48,9 @@ def worker(rank, args, procs, sizes, port):
     torch.set_num_threads(args.threads)
     if cuda:
         torch.cuda.set_device(rank)
-    dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=procs)
+    # A rank that dies leaves the others waiting in a collective: give up after two minutes.
+    dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=procs,
+                            timeout=datetime.timedelta(seconds=120))
     device = torch.device("cuda", rank) if cuda else torch.device("cpu")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     writer = RecordWriter(args.output, True, {"torch": torch.__version__, "allocator": allocator.describe()}) if rank == 0 else None

@@ -11,6 +11,7 @@ scripts/dnnperf_py/models.py. The median and minimum of the timed iterations (af
 reported; with several processes an iteration lasts as long as its slowest rank.
 """
 import argparse
+import datetime
 import json
 import os
 import socket
@@ -59,7 +60,10 @@ def build(args):
 def run(rank, args, result_path):
     cuda = args.device == "cuda"
     if args.procs > 1:
-        dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{args.port}", rank=rank, world_size=args.procs)
+        # A rank that dies leaves the others waiting in a collective: give up after two minutes
+        # (no step here needs one collective that long) instead of hanging.
+        dist.init_process_group("nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{args.port}", rank=rank, world_size=args.procs,
+                                timeout=datetime.timedelta(seconds=120))
     torch.manual_seed(rank)
     if args.threads:
         torch.set_num_threads(args.threads)

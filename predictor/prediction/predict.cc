@@ -148,6 +148,12 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     }
   }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
+  Kernel copy;  // one DDP bucket's worth
+  copy.cls = KernelClass::copy;
+  copy.dtype = lowering.compute_dtype.value_or(DType::f32);
+  copy.bytes_read = copy.bytes_written = 25.0 * 1024 * 1024;
+  copy.elements = static_cast<std::int64_t>(copy.bytes_read / step.gradient_bytes_per_element);
+  step.copy_seconds_per_byte = model.seconds(copy, execution) / copy.bytes_read;
   return step;
 }
 
@@ -190,14 +196,15 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     ParallelPlan plan = config.plan;
     plan.communication_on_compute_cores = hw.device.kind == "cpu";
     DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, plan,
-                                                      allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element);
+                                                      allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element,
+                                                      step.copy_seconds_per_byte);
     if (step.calibrated) {
       // The interval: every kernel and all-reduce at its lower, then its upper bound — a
       // conservative envelope, since it assumes their errors move together.
       p.iteration_low_s = simulate_data_parallel(graph, step.kernels, step.low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
-                                                 step.gradient_bytes_per_element).iteration_s;
+                                                 step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
       p.iteration_high_s = simulate_data_parallel(graph, step.kernels, step.high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
-                                                  step.gradient_bytes_per_element).iteration_s;
+                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
     }
     p.fitted_communication = !hw.communication.empty();
     p.iteration_s = dp.iteration_s;

@@ -67,6 +67,8 @@ struct PricedStep {
   std::vector<double> low, high;
   bool calibrated = false;
   double gradient_bytes_per_element = 4;
+  /// A 25 MiB copy's time per byte on the device: DDP's bucket copies.
+  double copy_seconds_per_byte = 0;
 };
 
 PricedStep price_step(const Graph& graph, const HardwareProfile& hardware, const RunConfig& config);

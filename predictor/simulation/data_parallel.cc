@@ -33,7 +33,7 @@ std::vector<Gradient> gradients(const Graph& g, double bytes_per_element) {
 
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> seconds, const ParallelPlan& plan,
-                                             const AllReducePricer& price, double bytes_per_element) {
+                                             const AllReducePricer& price, double bytes_per_element, double bucket_copy_seconds_per_byte) {
   DNNPERF_CHECK(kernels.size() == seconds.size());
   DataParallelIteration r;
   Timeline& tl = r.timeline;
@@ -44,11 +44,12 @@ DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const
 
   const std::vector<Gradient> grads = gradients(graph, bytes_per_element);
   for (const Gradient& g : grads) r.gradient_bytes += g.bytes;
-  const auto allreduce = [&](double bytes, int after) {
+  const auto allreduce = [&](double bytes, int after, double extra_seconds) {
     AllReduceCall call;
     call.bytes = bytes;
     std::tie(call.algorithm, call.seconds) = price(bytes);
-    call.task = tl.add_task(r.comm_stream, call.seconds, {after}, TaskKind::communication);
+    call.copy_seconds = extra_seconds;
+    call.task = tl.add_task(r.comm_stream, call.seconds + call.copy_seconds, {after}, TaskKind::communication);
     r.allreduces.push_back(call);
     return call.task;
   };
@@ -70,7 +71,7 @@ DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const
     if (k.op >= 0) last_backward[static_cast<std::size_t>(k.op)] = last_compute;
     const bool op_done = i + 1 == kernels.size() || kernels[i + 1].op != k.op || kernels[i + 1].phase == Phase::update;
     if (distributed && plan.sync == GradientSync::per_layer && op_done && k.op >= 0 && op_grad_bytes[static_cast<std::size_t>(k.op)] > 0) {
-      barrier = allreduce(op_grad_bytes[static_cast<std::size_t>(k.op)], last_compute);
+      barrier = allreduce(op_grad_bytes[static_cast<std::size_t>(k.op)], last_compute, 0.0);
       op_grad_bytes[static_cast<std::size_t>(k.op)] = 0;  // shared weights accumulate later: reduce once
     }
   }
@@ -82,14 +83,14 @@ DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const
       if (task >= 0 && (ready < 0 || tl.task(task).finish > tl.task(ready).finish)) ready = task;
       bucket += grads[i].bytes;
       if (bucket >= cap || i + 1 == grads.size()) {
-        allreduce(bucket, ready >= 0 && !plan.communication_on_compute_cores ? ready : last_compute);
+        allreduce(bucket, ready >= 0 && !plan.communication_on_compute_cores ? ready : last_compute, 2 * bucket * bucket_copy_seconds_per_byte);
         bucket = 0;
         ready = -1;
         cap = plan.bucket_bytes;
       }
     }
   } else if (distributed && plan.sync == GradientSync::at_end && r.gradient_bytes > 0) {
-    barrier = allreduce(r.gradient_bytes, last_compute);
+    barrier = allreduce(r.gradient_bytes, last_compute, 0.0);
   }
   const int comm_done = r.allreduces.empty() ? -1 : r.allreduces.back().task;
   for (std::size_t i = 0; i < kernels.size(); ++i) {

@@ -25,8 +25,9 @@ using AllReducePricer = std::function<std::pair<std::string, double>(double byte
 struct AllReduceCall {
   double bytes = 0;
   std::string algorithm;
-  double seconds = 0;
-  int task = -1;  // in the timeline
+  double seconds = 0;       // the all-reduce
+  double copy_seconds = 0;  // DDP's copies into the bucket and back, on the same stream after it
+  int task = -1;            // in the timeline
 };
 
 struct DataParallelIteration {
@@ -43,8 +44,12 @@ struct DataParallelIteration {
 
 /// `kernels` as lower() orders them (training) and `kernel_seconds` their durations;
 /// `gradient_bytes_per_element` is the size of one gradient element in the all-reduce.
+/// `bucket_copy_seconds_per_byte`: with bucketed sync, DDP copies each gradient into its flat
+/// bucket and back after the all-reduce (PyTorch's default, gradient_as_bucket_view off); each
+/// bucket's all-reduce is charged both copies.
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> kernel_seconds, const ParallelPlan& plan,
-                                             const AllReducePricer& allreduce, double gradient_bytes_per_element);
+                                             const AllReducePricer& allreduce, double gradient_bytes_per_element,
+                                             double bucket_copy_seconds_per_byte = 0);
 
 }  // namespace dnnperf

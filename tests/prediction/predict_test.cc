@@ -36,7 +36,11 @@ TEST_CASE("Overlap is never slower than blocking, and never faster than its part
       const Prediction bucketed = predict(g, hw, on(nodes, 8));
       const Prediction end = predict(g, hw, on(nodes, 8, GradientSync::at_end));
       const Prediction layer = predict(g, hw, on(nodes, 8, GradientSync::per_layer));
-      CHECK(bucketed.iteration_s <= end.iteration_s * (1 + 1e-12));
+      // DDP's buckets also pay their copies (in and out), which the blocking all-reduce does not.
+      double copies = 0;
+      for (const AllReduceCall& c : bucketed.allreduces) copies += c.copy_seconds;
+      CHECK(copies > 0);
+      CHECK(bucketed.iteration_s <= (end.iteration_s + copies) * (1 + 1e-12));
       CHECK(bucketed.iteration_s >= std::max(bucketed.compute_s, bucketed.comm_s) * (1 - 1e-12));
       // Blocking at the end: compute, then one all-reduce, nothing hidden.
       CHECK(end.iteration_s == Approx(end.compute_s + end.comm_s));
