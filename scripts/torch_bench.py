@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """PyTorch calibration backend: times the kernels dnnperf's lowering produces (GEMMs and the three
 convolution directions; with --memory-sizes the memory-bound passes: copy, elementwise, activation,
-softmax, max and average pooling, training batch norm, embedding gathers and SGD, momentum and
-Adam steps through torch.optim) through torch, on the CPU or a CUDA device, into dnnperf
+softmax, max pooling and its backward, average pooling, training batch norm and its backward,
+embedding gathers and SGD, momentum and Adam steps through torch.optim) through torch, on the CPU
+or a CUDA device, into dnnperf
 measurement records. Shape sets come from dnnperf itself (`dnnperf bench --list-shapes`), so both backends
 measure the same shapes:
 
@@ -11,7 +12,9 @@ measure the same shapes:
 
 Each kernel: warm-up, then repetitions until about --target seconds (at least 5), median and
 spread. Kernels above --max-flops are recorded as skipped (a single-threaded CPU would take
-minutes). --time-budget stops cleanly; --resume continues a file.
+minutes). --time-budget stops cleanly; --resume continues a file. --cold evicts the caches before
+each repetition of a GEMM or convolution. The process runs with dnnperf's allocator policy
+(dnnperf_py/allocator.py).
 """
 import argparse
 import json
