@@ -21,6 +21,9 @@ struct Options {
   std::string shapes = "sample:300:1";
   int threads = 1;
   std::string procs;  // process counts for torch.distributed all-reduce measurements, e.g. "2"
+  std::vector<std::string> networks;  // also their exact GEMMs and convolutions
+  int batch = 0;
+  int input = 0;
   std::string work;
   std::string output;
   std::string python = "/usr/bin/python3";
@@ -45,6 +48,7 @@ void run(const Options& o) {
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   if (o.backend != "torch") throw InputError("--backend: unknown backend '" + o.backend + "' (torch)");
   if (o.device != "cpu" && o.device != "cuda") throw InputError("--device: unknown device '" + o.device + "' (cpu or cuda)");
+  if (!o.networks.empty() && o.batch <= 0) throw InputError("--networks needs --batch: the batch the networks' kernels are measured at");
   if (!(o.time_budget > kFitReserve + 30)) throw InputError("--time-budget must leave time to measure: at least " + fixed(kFitReserve + 30, 0) + " s");
   const std::string hardware = !o.hardware.empty() ? o.hardware : o.device == "cpu" ? "cpu" : "";
   if (hardware.empty()) throw InputError("--device cuda: name this GPU's datasheet profile with --hardware (e.g. a100, h100, h200)");
@@ -87,9 +91,19 @@ void run(const Options& o) {
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
+  // The networks' own kernels, priced by their measured time in the profile (fit --measured-kernels).
+  for (const std::string& network : o.networks) {
+    const std::string spec = network + (o.input > 0 ? "@" + std::to_string(o.input) : "");
+    const std::string exact = work + "/torch_" + o.device + "_exact_" + network + ".jsonl";
+    if (run_step("the exact GEMMs and convolutions of " + spec + " at batch " + std::to_string(o.batch),
+                 o.python + " " + quote(script) + " --shapes " + quote("zoo:" + spec) + " --batch " + std::to_string(o.batch) +
+                     " --max-flops 2e9" + common + " --dnnperf " + quote(self) + " -o " + quote(exact)) != 0)
+      throw InputError("the measurements of " + network + "'s kernels failed (see above); rerun to resume");
+    files.push_back(exact);
+  }
   if (!o.procs.empty() && std::filesystem::exists(collectives)) files.push_back(collectives);
   std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
-  fit_files(files, hardware, o.output, work + "/report");
+  fit_files(files, hardware, o.output, work + "/report", !o.networks.empty());
   std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";
 }
 
@@ -105,6 +119,10 @@ void add_calibrate_command(CLI::App& app) {
   c->add_option("--shapes", o->shapes, "the generic shape set for GEMMs and convolutions")->capture_default_str();
   c->add_option("--threads", o->threads, "CPU threads the framework uses")->capture_default_str();
   c->add_option("--procs", o->procs, "also measure all-reduce through torch.distributed (gloo on cpu, NCCL on cuda) on these process counts, e.g. 2 or 2,4");
+  c->add_option("--networks", o->networks, "also measure these zoo networks' exact GEMMs and convolutions (after the generic set, outside the time budget) and price them by their measured time")
+      ->delimiter(',');
+  c->add_option("--batch", o->batch, "batch for --networks");
+  c->add_option("--input", o->input, "image size for --networks (zoo CNNs)");
   c->add_option("--work", o->work, "folder for measurements and report (default: OUTPUT without .json, plus .calibration)");
   c->add_option("--python", o->python, "Python interpreter with PyTorch")->capture_default_str();
   c->add_option("-o,--output", o->output, "calibrated profile to write")->required();

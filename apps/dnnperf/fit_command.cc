@@ -324,8 +324,10 @@ void run_comm(const CommOptions& o) {
 
 }  // namespace
 
-void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report) {
+void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report,
+               bool measured_kernels) {
   FitOptions o;
+  o.measured_kernels = measured_kernels;
   o.files = files;
   o.hardware = hardware;
   o.output = output;
