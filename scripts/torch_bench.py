@@ -266,8 +266,9 @@ def main():
         if args.time_budget and time.time() - start > args.time_budget:
             print(f"\ntorch_bench: time budget reached after {i} of {len(kernels)} kernels", file=sys.stderr)
             break
+        cold = flush if not kern["op"].startswith("memory_") else None  # memory passes stream anyway
         record = {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
-                  "layout": dict(layout, caches="cold") if flush and not kern["op"].startswith("memory_") else layout, "library": "PyTorch", "library_version": torch.__version__,
+                  "layout": dict(layout, caches="cold") if cold else layout, "library": "PyTorch", "library_version": torch.__version__,
                   "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
         if key(record) in writer.done:
             continue
@@ -276,7 +277,6 @@ def main():
             record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
         else:
             try:
-                cold = flush if not kern["op"].startswith("memory_") else None
                 samples = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target, cold)
                 record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
                               metrics={"flop_rate": f / timing(samples)["median"]} if f else

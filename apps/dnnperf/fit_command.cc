@@ -288,8 +288,7 @@ void run_comm(const CommOptions& o) {
             (!m || c.seconds(o.bytes, o.procs) < m->seconds(o.bytes, o.procs)))
           m = &c;
     } else {
-      const bool library = o.algorithm == "gloo" || o.algorithm == "nccl" || o.algorithm == "mpi";
-      m = find_comm_model(hw, o.collective, library ? library_choice_name(o.algorithm) : o.algorithm);
+      m = find_comm_model(hw, o.collective, is_library_name(o.algorithm) ? library_choice_name(o.algorithm) : o.algorithm);
     }
     if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
     const CommPrediction p = m->predict(o.bytes, o.procs);

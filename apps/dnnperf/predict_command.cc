@@ -64,7 +64,7 @@ RunConfig run_config(const Options& o, const HardwareProfile& hw) {
   RunConfig c;
   c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype);
   c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer);
-  if (o.allreduce == "mpi" || o.allreduce == "default" || o.allreduce == "gloo" || o.allreduce == "nccl")
+  if (o.allreduce == "default" || is_library_name(o.allreduce))
     c.plan.allreduce_library = o.allreduce == "default" ? "mpi" : o.allreduce;
   else if (o.allreduce != "best")
     c.plan.allreduce = parse_or_fail(parse_allreduce(o.allreduce), "allreduce", o.allreduce);

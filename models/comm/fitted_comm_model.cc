@@ -8,6 +8,8 @@ bool is_library_choice(std::string_view algorithm) {
   return algorithm == "default" || algorithm.find(':') != std::string_view::npos;
 }
 
+bool is_library_name(std::string_view name) { return name == "mpi" || name == "gloo" || name == "nccl"; }
+
 std::string library_choice_name(std::string_view library) {
   return library == "mpi" ? "default" : std::string(library) + ":default";
 }

@@ -32,6 +32,9 @@ std::string_view comm_model_name(CommModelKind kind);
 /// "nccl:…") rather than an algorithm dnnperf can run: such models are never picked as "best".
 bool is_library_choice(std::string_view algorithm);
 
+/// True for the libraries whose own choice a profile may hold: "mpi", "gloo", "nccl".
+bool is_library_name(std::string_view name);
+
 /// The fitted model name of a library's own choice: "mpi" -> "default", "gloo" -> "gloo:default".
 std::string library_choice_name(std::string_view library);
 std::optional<CommModelKind> parse_comm_model(std::string_view name);
