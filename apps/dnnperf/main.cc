@@ -9,6 +9,7 @@
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
 #include "apps/dnnperf/schedule_command.h"
+#include "apps/dnnperf/score_command.h"
 #include "apps/dnnperf/validate_command.h"
 #include "predictor/common/error.h"
 
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   dnnperf::cli::add_bench_command(app, exit_code);
   dnnperf::cli::add_fit_command(app);
   dnnperf::cli::add_calibrate_command(app);
+  dnnperf::cli::add_score_command(app);
   dnnperf::cli::add_comm_command(app);
   dnnperf::cli::add_validate_command(app);
   dnnperf::cli::add_schedule_command(app);

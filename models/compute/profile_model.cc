@@ -14,16 +14,24 @@ const RegressionModel* ProfileComputeModel::regression_for(const Kernel& k) cons
   return nullptr;
 }
 
+const double* ProfileComputeModel::measured_time(const Kernel& k) const {
+  if (measured_.empty() || (k.cls != KernelClass::gemm && k.cls != KernelClass::conv)) return nullptr;
+  const auto it = measured_.find(matrix_kernel_key(k));
+  return it == measured_.end() ? nullptr : &it->second;
+}
+
+std::string_view ProfileComputeModel::priced_by(const Kernel& k) const {
+  return measured_time(k) ? "measured" : regression_for(k) ? "regression" : "analytic";
+}
+
 double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& options) const {
-  if (!measured_.empty() && (k.cls == KernelClass::gemm || k.cls == KernelClass::conv))
-    if (const auto it = measured_.find(matrix_kernel_key(k)); it != measured_.end()) return it->second;
+  if (const double* t = measured_time(k)) return *t;
   if (const RegressionModel* m = regression_for(k)) return m->seconds(k);
   return analytic_.seconds(k, options);
 }
 
 std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const ExecutionOptions& options) const {
-  if (!measured_.empty() && (k.cls == KernelClass::gemm || k.cls == KernelClass::conv))
-    if (const auto it = measured_.find(matrix_kernel_key(k)); it != measured_.end()) return {it->second, it->second};
+  if (const double* t = measured_time(k)) return {*t, *t};
   if (const RegressionModel* m = regression_for(k)) return m->interval(k);
   const double t = analytic_.seconds(k, options);
   return {t, t};

@@ -4,6 +4,7 @@
 // class where calibration chose one (and the kernel's element type matches what it was fitted
 // on), the analytic model for everything else.
 #include <map>
+#include <string_view>
 
 #include "models/compute/analytic_model.h"
 #include "models/compute/regression_model.h"
@@ -21,8 +22,12 @@ class ProfileComputeModel final : public ComputeModel {
   std::pair<double, double> interval(const Kernel& kernel, const ExecutionOptions& options) const;
   /// The regression model that prices `kernel`, or null when the analytic model does.
   const RegressionModel* regression_for(const Kernel& kernel) const;
+  /// What prices `kernel`: "measured", "regression" or "analytic".
+  std::string_view priced_by(const Kernel& kernel) const;
 
  private:
+  const double* measured_time(const Kernel& kernel) const;
+
   const HardwareProfile& profile_;
   AnalyticComputeModel analytic_;
   std::map<MatrixKernelKey, double> measured_;

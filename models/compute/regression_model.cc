@@ -15,7 +15,8 @@ double lg(double v) { return std::log(std::max(v, 1.0)); }
 const std::vector<std::string>& regression_feature_names() {
   static const std::vector<std::string> names = {"one", "log_flops", "log_bytes", "log_m", "log_n", "log_k",
                                                  "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
-                                                 "log_window", "log_stride", "trans_a", "trans_b", "k_fill"};
+                                                 "log_window", "log_stride", "trans_a", "trans_b", "k_fill",
+                                                 "pointwise", "depthwise"};
   return names;
 }
 
@@ -39,6 +40,11 @@ double regression_feature(const Kernel& k, std::string_view name) {
   // Each output tile loops over k: short loops waste their pipeline fill (as the analytic model's
   // half_efficiency_k says), in log form.
   if (name == "k_fill") return std::log(static_cast<double>(g.k) / (static_cast<double>(g.k) + 64.0));
+  // Libraries run 1x1 unstrided convolutions as plain GEMMs and depthwise ones with kernels of
+  // their own (PyTorch's CPU backend sends small-batch 1x1 convolutions down a different path
+  // altogether): each a family with its own efficiency, which no power law of the sizes expresses.
+  if (name == "pointwise") return k.cls == KernelClass::conv && k.conv.r == 1 && k.conv.s == 1 && k.conv.stride_h == 1 && k.conv.stride_w == 1 ? 1.0 : 0.0;
+  if (name == "depthwise") return k.cls == KernelClass::conv && k.conv.groups > 1 ? 1.0 : 0.0;
   throw InputError("unknown regression feature '" + std::string(name) + "'");
 }
 

@@ -86,6 +86,21 @@ check fit_compute 0 'regression chosen for' -- "$bin" fit "$torchmeas" "$meas" -
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
+# score: a generic fit priced on ResNet-18's own kernels (measured separately), per class and in all
+resmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_resnet18.jsonl"
+check score 0 'all +regression' -- "$bin" score --hardware "$tmp/both.json" "$resmeas" --points "$tmp/score.csv"
+"$bin" score --hardware "$tmp/both.json" "$resmeas" --json | /usr/bin/python3 -c '
+import csv, json, sys
+j = json.load(sys.stdin)
+classes = {c["class"]: c for c in j["classes"]}
+assert set(classes) >= {"conv_forward", "conv_backward_data", "conv_backward_filter", "all"}, classes.keys()
+assert classes["all"]["count"] == sum(c["count"] for k, c in classes.items() if k != "all")
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == classes["all"]["count"]
+assert abs(sum(float(r["predicted_s"]) for r in rows) - classes["all"]["predicted_s"]) < 1e-6 * classes["all"]["predicted_s"]
+' "$tmp/score.csv" && echo "ok   score_json_points" || { echo "FAIL score_json_points"; fail=1; }
+check score_no_kernels 1 'no usable GEMM, convolution or memory-pass measurements' -- "$bin" score --hardware cpu "$meas"
+check score_missing 1 'cannot open the measurement file' -- "$bin" score --hardware cpu /nonexistent/k.jsonl
 check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary

@@ -90,3 +90,20 @@ TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pa
     CHECK(e.mape < 2.0);
   }
 }
+
+TEST_CASE("Shape features tell pointwise and depthwise convolutions from the rest", "[fitting][compute]") {
+  const auto conv = [](std::int64_t c, std::int64_t k, std::int64_t r, std::int64_t stride, std::int64_t groups) {
+    ConvShape s;
+    s.n = 4, s.c = c, s.h = s.w = 8, s.k = k, s.r = s.s = r, s.stride_h = s.stride_w = stride, s.pad_h = s.pad_w = r / 2, s.groups = groups;
+    s.p = (s.h + 2 * s.pad_h - r) / stride + 1, s.q = s.p;
+    return conv_kernel(Phase::forward, s, DType::f32);
+  };
+  CHECK(regression_feature(conv(64, 128, 1, 1, 1), "pointwise") == 1.0);
+  CHECK(regression_feature(conv(64, 128, 1, 2, 1), "pointwise") == 0.0);  // strided: a gather first
+  CHECK(regression_feature(conv(64, 128, 3, 1, 1), "pointwise") == 0.0);
+  CHECK(regression_feature(conv(64, 64, 3, 1, 64), "depthwise") == 1.0);
+  CHECK(regression_feature(conv(64, 128, 3, 1, 1), "depthwise") == 0.0);
+  const Kernel g = gemm_kernel(Phase::forward, {64, 64, 64, 1, false, false}, DType::f32);
+  CHECK(regression_feature(g, "pointwise") == 0.0);
+  CHECK(regression_feature(g, "depthwise") == 0.0);
+}

@@ -1,0 +1,91 @@
+#include "apps/dnnperf/score_command.h"
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/dnnperf/format.h"
+#include "fitting/compute/compute_score.h"
+#include "predictor/common/error.h"
+#include "predictor/common/kernel_record.h"
+#include "predictor/hardware/hardware_profile.h"
+
+namespace dnnperf::cli {
+namespace {
+
+struct ScoreOptions {
+  std::string hardware;
+  std::vector<std::string> files;
+  bool json = false;
+  std::string points;
+};
+
+void run_score(const ScoreOptions& o) {
+  const HardwareProfile profile = find_hardware_profile(o.hardware);
+  const fitting::ComputeData data = fitting::load_compute_data(o.files);
+  if (data.samples.empty()) throw InputError("no usable GEMM, convolution or memory-pass measurements in the given files");
+  std::vector<fitting::ScoredKernel> kernels;
+  const std::vector<fitting::ClassScore> scores = fitting::score_compute(profile, data, &kernels);
+  if (!o.points.empty()) {
+    std::ofstream out(o.points);
+    if (!out) throw InputError(o.points + ": cannot write");
+    out << "class,priced_by,op,params,flops,bytes,measured_s,predicted_s,low_s,high_s\n";
+    for (const fitting::ScoredKernel& k : kernels) {
+      const fitting::ComputeSample& s = *k.sample;
+      std::string op = s.kernel_class, params;
+      if (s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) {
+        auto [name, p] = matrix_kernel_record(s.kernel);
+        op = name;
+        params = p.dump();
+      }
+      std::string quoted;  // CSV: the JSON's quotes doubled
+      for (char ch : params) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      out << s.kernel_class << "," << k.priced_by << "," << op << ",\"" << quoted << "\"," << s.kernel.flops << ","
+          << s.kernel.bytes_read + s.kernel.bytes_written << "," << s.seconds << "," << k.predicted_seconds << "," << k.low << ","
+          << k.high << "\n";
+    }
+  }
+  if (o.json) {
+    nlohmann::json out = {{"hardware", profile.name}, {"host", data.host}, {"device", data.device}};
+    out["excluded"] = nlohmann::json::array();
+    for (const fitting::Exclusion& e : data.excluded) out["excluded"].push_back({{"where", e.where}, {"reason", e.reason}});
+    for (const fitting::ClassScore& s : scores)
+      out["classes"].push_back({{"class", s.kernel_class}, {"priced_by", s.priced_by}, {"count", s.errors.count},
+                                {"mape", s.errors.mape}, {"median", s.errors.median}, {"p90", s.errors.p90},
+                                {"coverage", s.errors.coverage}, {"measured_s", s.measured_seconds},
+                                {"predicted_s", s.predicted_seconds}});
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  std::cout << data.samples.size() << " measured kernels from " << data.host << " (" << data.device << ") priced with "
+            << profile.name << "\n\n"
+            << std::left << std::setw(24) << "class" << std::setw(12) << "priced by" << std::right << std::setw(7) << "count"
+            << std::setw(8) << "MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(9) << "in 95%"
+            << std::setw(13) << "measured ms" << std::setw(14) << "predicted ms" << std::setw(8) << "bias %" << "\n";
+  for (const fitting::ClassScore& s : scores)
+    std::cout << std::left << std::setw(24) << s.kernel_class << std::setw(12) << s.priced_by << std::right << std::setw(7)
+              << s.errors.count << std::setw(8) << fixed(s.errors.mape, 1) << std::setw(8) << fixed(s.errors.median, 1) << std::setw(8)
+              << fixed(s.errors.p90, 1) << std::setw(9) << fixed(100 * s.errors.coverage, 1) << std::setw(13)
+              << fixed(1e3 * s.measured_seconds, 2) << std::setw(14) << fixed(1e3 * s.predicted_seconds, 2) << std::setw(8)
+              << fixed(100 * (s.predicted_seconds / s.measured_seconds - 1), 1) << "\n";
+  std::cout << "\nbias: sum of predicted over sum of measured times, minus one (what a network's total would be off by)\n";
+}
+
+}  // namespace
+
+void add_score_command(CLI::App& app) {
+  auto o = std::make_shared<ScoreOptions>();
+  CLI::App* c = app.add_subcommand(
+      "score", "Price measured kernels with a profile; errors and time-weighted bias per kernel class, on data the fit did not see");
+  c->add_option("measurements", o->files, "measurement files (JSON Lines from dnnperf bench or scripts/torch_bench.py)")->required();
+  c->add_option("--hardware", o->hardware, "profile to score: name or path")->required();
+  c->add_flag("--json", o->json, "print one JSON object");
+  c->add_option("--points", o->points, "also write every kernel's measured and predicted time to this CSV file");
+  c->callback([o] { run_score(*o); });
+}
+
+}  // namespace dnnperf::cli
