@@ -188,11 +188,13 @@ void run_fit(const FitOptions& o) {
             << std::setw(10) << "in 95%" << "  fit\n";
   std::vector<FittedCommModel> chosen;
   nlohmann::json report = nlohmann::json::array();
-  std::ofstream points;
+  std::ofstream points, held_out;
   if (!o.plots.empty()) {
     std::filesystem::create_directories(o.plots);
     points.open(o.plots + "/fit_points.csv");
     points << "algorithm,model,bytes,ranks,measured_s,predicted_s,low_s,high_s\n";
+    held_out.open(o.plots + "/held_out_points.csv");
+    held_out << "algorithm,model,held_out,bytes,ranks,measured_s,predicted_s,low_s,high_s,error_percent\n";
   }
   for (const std::string& algorithm : algorithms) {
     const auto samples = fitting::of_algorithm(data.samples, algorithm);
@@ -210,6 +212,11 @@ void run_fit(const FitOptions& o) {
       report.push_back({{"algorithm", algorithm}, {"model", comm_model_name(kind)}, {"converged", fit.converged},
                         {"held_out_sizes", {{"mape", cv.held_out_sizes.mape}, {"median", cv.held_out_sizes.median}, {"p90", cv.held_out_sizes.p90}, {"coverage", cv.held_out_sizes.coverage}}},
                         {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}}});
+      for (const fitting::HeldOutPoint& h : cv.points)
+        if (held_out)
+          held_out << algorithm << "," << comm_model_name(kind) << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
+                   << h.sample.ranks << "," << h.sample.seconds << "," << h.prediction.seconds << "," << h.prediction.low << ","
+                   << h.prediction.high << "," << 100 * (h.prediction.seconds - h.sample.seconds) / h.sample.seconds << "\n";
       if (!fit.converged) continue;
       if (points)
         for (const CommSample& s : samples) {
@@ -258,6 +265,7 @@ void run_fit(const FitOptions& o) {
   if (!o.plots.empty()) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
     points.close();
+    held_out.close();
     const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_fit.py";
     const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/fit_points.csv' >/dev/null 2>&1";
     std::cout << (std::system(cmd.c_str()) == 0 ? "plots in " + o.plots + "\n" : "plots not made (matplotlib missing?); data in " + o.plots + "/fit_points.csv\n");
@@ -342,7 +350,7 @@ void add_fit_command(CLI::App& app) {
   c->add_option("-o,--output", o->output, "calibrated profile to write");
   c->add_option("--collective", o->collective, "collective to fit")->capture_default_str();
   c->add_option("--models", o->models, "models to fit and compare")->capture_default_str();
-  c->add_option("--report", o->plots, "folder for the report: fit_report.json, fit_points.csv and plots");
+  c->add_option("--report", o->plots, "folder for the report: fit_report.json, fit_points.csv (fitted), held_out_points.csv (cross-validated) and plots");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
   c->callback([o] { run_fit(*o); });
 }

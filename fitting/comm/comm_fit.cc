@@ -169,6 +169,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  bool by_ranks = false;
   const auto evaluate = [&](const std::function<bool(const CommSample&)>& held_out) {
     std::vector<CommSample> train, test;
     for (const CommSample& x : s) (held_out(x) ? test : train).push_back(x);
@@ -181,6 +182,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
       const CommPrediction p = f.model.predict(x.bytes, x.ranks);
       ape.push_back(100 * std::abs(p.seconds - x.seconds) / x.seconds);
       inside += x.seconds >= p.low && x.seconds <= p.high;
+      cv.points.push_back({x, p, by_ranks});
     }
     return std::pair{ape, inside};
   };
@@ -196,6 +198,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
   }
   cv.held_out_sizes = error_stats(all, inside);
   if (ranks.size() > 1) {
+    by_ranks = true;
     all.clear();
     inside = 0;
     for (int p : ranks) {

@@ -30,9 +30,17 @@ struct FitOutcome {
 /// with the reason.
 FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
 
+/// One measurement predicted by a fit that did not see it.
+struct HeldOutPoint {
+  CommSample sample;
+  CommPrediction prediction;
+  bool by_ranks = false;  // held out with its rank count (else with its size)
+};
+
 struct CrossValidation {
   ErrorStats held_out_sizes;
   ErrorStats held_out_ranks;  // count 0 when only one rank count was measured
+  std::vector<HeldOutPoint> points;
 };
 
 CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
