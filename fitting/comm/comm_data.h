@@ -11,6 +11,9 @@ struct CommSample {
   double bytes = 0;
   int ranks = 0;
   double seconds = 0;     // median of the record
+  double eager_limit = 0; // the transport's eager limit as the library reported it (bytes; 0: unknown)
+  int nodes = 0;          // 0: unknown
+  int cpus_per_node = 0;  // CPUs the ranks of a node could run on (0: unknown)
 };
 
 struct Exclusion {

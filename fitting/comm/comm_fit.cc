@@ -119,6 +119,19 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
     sizes.insert(x.bytes);
   }
   m.oversubscribed_from = max_ranks;
+  // The protocol switch where the library told it (MPI_T, in the records' layout) and every sample
+  // agrees; otherwise it is searched for like the cache sizes.
+  std::set<double> limits;
+  for (const CommSample& x : s) limits.insert(x.eager_limit);
+  const bool eager_known = limits.size() == 1 && *limits.begin() > 0;
+  if (eager_known) m.eager_limit = *limits.begin();
+  // Oversubscription starts past the node's CPUs, where the records say how many there are and
+  // every sample ran on one node (the model counts ranks, not ranks per node).
+  std::set<int> cpus;
+  bool one_node = true;
+  for (const CommSample& x : s) cpus.insert(x.cpus_per_node), one_node = one_node && x.nodes == 1;
+  const bool cpus_known = one_node && cpus.size() == 1 && *cpus.begin() > 0;
+  if (cpus_known) m.oversubscribed_from = *cpus.begin();
   Solved best;
   if (kind == CommModelKind::dnnperf) {
     // Coordinate search over the discrete choices; Ceres fits the rest at each.
@@ -134,12 +147,13 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
     };
     for (int round = 0; round < 2; ++round) {
       double chosen = m.oversubscribed_from, lowest = std::numeric_limits<double>::infinity();
-      for (int from = 1; from <= max_ranks; ++from) {
+      for (int from = 1; from <= max_ranks && !cpus_known; ++from) {
         m.oversubscribed_from = from;
         if (const double c = try_fit(); c < lowest) lowest = c, chosen = from;
       }
       m.oversubscribed_from = chosen;
       for (double* knob : {&m.eager_limit, &m.cache_bytes, &m.memory_bytes}) {
+        if (knob == &m.eager_limit && eager_known) continue;
         double pick = *knob;
         lowest = std::numeric_limits<double>::infinity();
         for (double t : thresholds) {

@@ -3,8 +3,10 @@
 //
 // A fit minimises the robust (Huber) sum of squared log errors log(model / measured) — relative
 // error, so small and large messages count alike — with every parameter bounded below by zero.
-// dnnperf's model also chooses its protocol threshold, cache size and oversubscription point from
-// the data (coordinate search over the measured sizes and rank counts). Parameter covariance and
+// dnnperf's model takes its protocol threshold from the records where the MPI library reported it
+// (MPI_T, `layout.eager_limit`) and its oversubscription point from the node's CPU count
+// (`layout.cpus_per_node`, one-node records), else chooses them from the data like its cache sizes
+// (coordinate search over the measured sizes and rank counts). Parameter covariance and
 // the residual spread give 95% prediction intervals.
 //
 // Evaluation never scores a model on data it was fitted to: sizes are held out in folds (every

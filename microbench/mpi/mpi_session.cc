@@ -1,6 +1,10 @@
 #include "microbench/mpi/mpi_session.h"
 
+#include <sched.h>
+
+#include <bit>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -24,7 +28,69 @@ const std::map<std::string, std::map<std::string, int>>& algorithms() {
 
 std::mutex label_mutex;
 
+/// An integer control variable of the MPI library through the MPI tool interface (MPI-3 MPI_T),
+/// or nullopt where the library has none of that name (or it is not an integer).
+std::optional<long long> control_variable(const std::string& wanted) {
+  int provided = 0, count = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return std::nullopt;
+  std::optional<long long> value;
+  MPI_T_cvar_get_num(&count);
+  for (int i = 0; i < count && !value; ++i) {
+    char name[256] = {}, description[8] = {};
+    int name_length = sizeof name, description_length = sizeof description, verbosity = 0, binding = 0, scope = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_T_enum enumeration = MPI_T_ENUM_NULL;
+    if (MPI_T_cvar_get_info(i, name, &name_length, &verbosity, &type, &enumeration, description, &description_length, &binding,
+                            &scope) != MPI_SUCCESS ||
+        wanted != name || binding != MPI_T_BIND_NO_OBJECT)
+      continue;
+    MPI_T_cvar_handle handle;
+    int elements = 0;
+    if (MPI_T_cvar_handle_alloc(i, nullptr, &handle, &elements) != MPI_SUCCESS) continue;
+    if (elements == 1) {
+      if (type == MPI_INT || type == MPI_UNSIGNED) {
+        int v = 0;
+        if (MPI_T_cvar_read(handle, &v) == MPI_SUCCESS) value = v;
+      } else if (type == MPI_UNSIGNED_LONG || type == MPI_UNSIGNED_LONG_LONG || type == MPI_LONG_LONG || type == MPI_LONG) {
+        unsigned long long v = 0;
+        if (MPI_T_cvar_read(handle, &v) == MPI_SUCCESS) value = static_cast<long long>(v);
+      }
+    }
+    MPI_T_cvar_handle_free(&handle);
+  }
+  MPI_T_finalize();
+  return value;
+}
+
+/// The largest message the transport between these ranks sends eagerly (Open MPI counts its match
+/// header in it), where the library says: the shared-memory BTL's limit when all ranks share a
+/// node (vader in Open MPI 4, sm in 5). Across nodes the transport (TCP, UCX, ...) is the PML's
+/// choice, not known here: nullopt, and fitting finds the switch from the data.
+std::optional<long long> eager_limit(int nodes) {
+  if (nodes != 1) return std::nullopt;
+  for (const char* name : {"btl_vader_eager_limit", "btl_sm_eager_limit"})
+    if (const auto v = control_variable(name); v && *v > 0) return v;
+  return std::nullopt;
+}
+
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+/// CPUs the ranks on this node may run on: the union of their affinity masks (a rank bound to one
+/// core contributes that core; an unbound one, all the CPUs its cgroup allows). More ranks than
+/// these time-share cores.
+int node_cpus(MPI_Comm node) {
+  constexpr int kWords = CPU_SETSIZE / 64;
+  std::uint64_t words[kWords] = {};
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &mask)) words[cpu / 64] |= std::uint64_t{1} << (cpu % 64);
+  MPI_Allreduce(MPI_IN_PLACE, words, kWords, MPI_UINT64_T, MPI_BOR, node);
+  int count = 0;
+  for (std::uint64_t w : words) count += std::popcount(w);
+  return count;
+}
 
 }  // namespace
 
@@ -67,6 +133,11 @@ MpiSession::MpiSession(int* argc, char*** argv, const std::string& op, const std
   MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &max_per_node, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   layout_ = {{"ranks", size_}, {"nodes", nodes}, {"ranks_per_node", max_per_node}};
+  int cpus = node_cpus(node_);
+  MPI_Allreduce(MPI_IN_PLACE, &cpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);  // the most constrained node
+  if (cpus > 0) layout_["cpus_per_node"] = cpus;
+  if (size_ > 1)
+    if (const auto limit = eager_limit(nodes)) layout_["eager_limit"] = *limit;
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(version, &length);

@@ -33,7 +33,10 @@ class MpiSession {
   int size() const { return size_; }
   MPI_Comm node() const { return node_; }
   MPI_Comm leaders() const { return leaders_; }
-  /// {"ranks", "nodes", "ranks_per_node"}.
+  /// {"ranks", "nodes", "ranks_per_node"}, "cpus_per_node" (the CPUs the ranks of a node may run
+  /// on, fewest over the nodes: more ranks than these time-share cores), and "eager_limit" (bytes)
+  /// where the MPI library tells its transport's eager/rendezvous switch through MPI_T (shared
+  /// memory on one node).
   const nlohmann::json& layout() const { return layout_; }
   const std::string& library_version() const { return version_; }
   /// "mpi:default" or "mpi:<forced name>".

@@ -4,15 +4,17 @@
 //
 //   hockney  step = alpha + k beta + r gamma                       (Hockney 1994, with reduction)
 //   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
-//   dnnperf  step = ([k <= E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + max(0, k - D) b_d
+//   dnnperf  step = ([k < E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + max(0, k - D) b_d
 //                    + r gamma) (1 + x w_b) + x w_a,   x = max(0, p - P)
 //
 // k: message bytes, r: bytes reduced, p: ranks. dnnperf's model adds what the classics miss on
-// real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth),
+// real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth; a
+// message of exactly E bytes goes rendezvous, as Open MPI counts its match header in the limit),
 // messages that outgrow a cache level C and then D (copies slow down twice: mid-level cache, then
 // last-level cache to memory), and ranks beyond P sharing cores or links
 // (oversubscription, contention): each step then waits for a peer to be scheduled (w_a per extra
-// rank) and copies at a shared rate (w_b) — E, C and P chosen from the data, the rest fitted.
+// rank) and copies at a shared rate (w_b) — E as the library reports it (MPI_T) and P as the
+// node's CPUs where the records carry them, else chosen from the data like C and D; the rest fitted.
 //
 // Parameters were fitted in log space (relative error); their covariance and the residual spread
 // give prediction intervals.
@@ -52,7 +54,7 @@ struct FittedCommModel {
   std::string collective = "allreduce";
   std::string algorithm;           // ring, ..., or default (the library's own choice)
   std::vector<double> params;      // comm_model_parameters(kind)
-  double eager_limit = 0;          // dnnperf: E (bytes)
+  double eager_limit = 0;          // dnnperf: E (bytes): messages below it go eagerly
   double cache_bytes = 0;          // dnnperf: C (bytes)
   double memory_bytes = 0;         // dnnperf: D (bytes), where copies leave the last cache level
   double oversubscribed_from = 0;  // dnnperf: P (ranks)
@@ -84,7 +86,7 @@ T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
       }
       case CommModelKind::dnnperf: {
         const double excess = ranks > oversubscribed_from ? ranks - oversubscribed_from : 0.0;
-        step = ((s.bytes <= eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
+        step = ((s.bytes < eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
                 (s.bytes > cache_bytes ? (s.bytes - cache_bytes) * p[4] : T(0)) +
                 (s.bytes > memory_bytes ? (s.bytes - memory_bytes) * p[8] : T(0)) + s.reduced * p[5]) *
                    (T(1.0) + excess * p[7]) +
