@@ -116,6 +116,8 @@ MEMORY_OPS = {
     "memory_sgd": (2, 1, optimizer_step("sgd")),
     "memory_momentum": (3, 2, optimizer_step("momentum")),
     "memory_adam": (4, 3, optimizer_step("adam")),
+    # Training-mode dropout: a random draw per element, the scaled output and a one-byte mask.
+    "memory_dropout": (1, 1.25, lambda x, y: torch.nn.functional.dropout(x, 0.1, training=True)),
 }
 
 

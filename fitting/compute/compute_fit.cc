@@ -52,6 +52,8 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     // Optimizer updates of one parameter tensor (lower_update's traffic).
     else if (r.op == "memory_sgd") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 2.0 * static_cast<double>(n), k.pass = "sgd";
     else if (r.op == "memory_momentum") k.cls = KernelClass::elementwise, k.bytes_read = 3 * b, k.bytes_written = 2 * b, k.flops = 4.0 * static_cast<double>(n), k.pass = "momentum";
+    // Training dropout: read, write, and a one-byte mask per element (lower_dropout's traffic).
+    else if (r.op == "memory_dropout") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b + static_cast<double>(n), k.flops = 2.0 * static_cast<double>(n), k.pass = "dropout";
     else if (r.op == "memory_adam") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = 3 * b, k.flops = 12.0 * static_cast<double>(n), k.pass = "adam";
     else return std::nullopt;
     return k;

@@ -252,7 +252,7 @@ void lower_dropout(Emitter& e, bool forward, bool training) {
   if (!training || e.attrs().p == 0.0) return;
   const Tensor& x = e.in(0);
   const double mask = static_cast<double>(x.shape.numel());
-  if (forward) e.pass(KernelClass::elementwise, Phase::forward, x.shape.numel(), 2, e.bytes(x), e.bytes(x) + mask);
+  if (forward) e.pass(KernelClass::elementwise, Phase::forward, x.shape.numel(), 2, e.bytes(x), e.bytes(x) + mask, "dropout");
   else if (x.requires_grad) e.pass(KernelClass::elementwise, Phase::backward_data, x.shape.numel(), 1, e.bytes(x) + mask, e.bytes(x));
 }
 
@@ -324,7 +324,7 @@ void lower_attention(Emitter& e, bool forward, bool training) {
     e.gemm(Phase::forward, {s, s, d, b * h, false, true});                                       // q k^T
     if (e.attrs().causal) e.pass(KernelClass::elementwise, Phase::forward, scores, 1, score_bytes, score_bytes);
     e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes, "softmax");
-    if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores));
+    if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores), "dropout");
     e.gemm(Phase::forward, {s, d, s, b * h, false, false});                                      // p v
     e.pass(KernelClass::copy, Phase::forward, tokens * d_model, 0, act, act);                    // merge heads
     e.gemm(Phase::forward, {tokens, d_model, d_model, 1, false, true});

@@ -109,6 +109,7 @@ TEST_CASE("Passes that run far from copy bandwidth name their family, plain pass
   x = b.batch_norm(x, "bn");
   x = b.relu(x, "relu");
   x = b.max_pool(x, 3, 2, 1, "pool");
+  x = b.dropout(x, 0.1, "drop");
   const Graph g = std::move(b).finish();
   const auto families = [&](const LoweringOptions& o) {
     std::multiset<std::string> out;
@@ -123,6 +124,8 @@ TEST_CASE("Passes that run far from copy bandwidth name their family, plain pass
   CHECK(training.count("forward:max_pool") == 1);
   CHECK(training.count("backward_data:max_pool_backward") == 1);
   CHECK(training.count("forward:relu") == 1);  // a plain pass
+  CHECK(training.count("forward:dropout") == 1);  // random draws
+  CHECK(training.count("backward_data:drop") == 1);  // the backward only applies the mask: plain
   CHECK(training.count("update:sgd") == of_phase(lower(g, LoweringOptions::training_with(Optimizer::sgd)), Phase::update).size());
   const auto inference = families(LoweringOptions::inference());
   CHECK(inference.count("forward:bn") == 1);  // running statistics: one plain affine pass
