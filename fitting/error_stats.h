@@ -1,5 +1,6 @@
 #pragma once
 // Error statistics of predictions on held-out data.
+#include <utility>
 #include <vector>
 
 namespace dnnperf::fitting {
@@ -10,9 +11,14 @@ struct ErrorStats {
   double median = 0;     // median absolute percentage error
   double p90 = 0;        // 90th percentile of the absolute percentage error
   double coverage = 0;   // fraction of measured values inside the 95% prediction interval
+  /// Time-weighted error, sum |predicted - measured| / sum measured, in percent: what a sum of
+  /// such times (an iteration is one) can be off by; large kernels dominate it as they do a step.
+  double weighted = 0;
+  /// Root mean square of log(predicted / measured): the spread a 95% interval of +-1.96 of it covers.
+  double log_sigma = 0;
 };
 
-/// From absolute percentage errors and how many measured values fell inside their interval.
-ErrorStats error_stats(std::vector<double> absolute_percentage_errors, int inside_interval);
+/// From (measured, predicted) pairs and how many measured values fell inside their interval.
+ErrorStats error_stats(const std::vector<std::pair<double, double>>& measured_predicted, int inside_interval);
 
 }  // namespace dnnperf::fitting

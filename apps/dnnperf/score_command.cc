@@ -54,22 +54,26 @@ void run_score(const ScoreOptions& o) {
     for (const fitting::Exclusion& e : data.excluded) out["excluded"].push_back({{"where", e.where}, {"reason", e.reason}});
     for (const fitting::ClassScore& s : scores)
       out["classes"].push_back({{"class", s.kernel_class}, {"priced_by", s.priced_by}, {"count", s.errors.count},
-                                {"mape", s.errors.mape}, {"median", s.errors.median}, {"p90", s.errors.p90},
+                                {"mape", s.errors.mape}, {"median", s.errors.median}, {"p90", s.errors.p90}, {"weighted", s.errors.weighted},
                                 {"coverage", s.errors.coverage}, {"measured_s", s.measured_seconds},
                                 {"predicted_s", s.predicted_seconds}});
     std::cout << out.dump(2) << "\n";
     return;
   }
-  for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  int duplicates = 0;  // the same shape in several networks' files: scored once
+  for (const fitting::Exclusion& e : data.excluded)
+    if (e.reason == "duplicate shape") ++duplicates;
+    else std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  if (duplicates) std::cout << duplicates << " repeated shapes scored once\n";
   std::cout << data.samples.size() << " measured kernels from " << data.host << " (" << data.device << ") priced with "
             << profile.name << "\n\n"
             << std::left << std::setw(24) << "class" << std::setw(12) << "priced by" << std::right << std::setw(7) << "count"
-            << std::setw(8) << "MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(9) << "in 95%"
+            << std::setw(8) << "MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "weighted" << std::setw(9) << "in 95%"
             << std::setw(13) << "measured ms" << std::setw(14) << "predicted ms" << std::setw(8) << "bias %" << "\n";
   for (const fitting::ClassScore& s : scores)
     std::cout << std::left << std::setw(24) << s.kernel_class << std::setw(12) << s.priced_by << std::right << std::setw(7)
               << s.errors.count << std::setw(8) << fixed(s.errors.mape, 1) << std::setw(8) << fixed(s.errors.median, 1) << std::setw(8)
-              << fixed(s.errors.p90, 1) << std::setw(9) << fixed(100 * s.errors.coverage, 1) << std::setw(13)
+              << fixed(s.errors.p90, 1) << std::setw(10) << fixed(s.errors.weighted, 1) << std::setw(9) << fixed(100 * s.errors.coverage, 1) << std::setw(13)
               << fixed(1e3 * s.measured_seconds, 2) << std::setw(14) << fixed(1e3 * s.predicted_seconds, 2) << std::setw(8)
               << fixed(100 * (s.predicted_seconds / s.measured_seconds - 1), 1) << "\n";
   std::cout << "\nbias: sum of predicted over sum of measured times, minus one (what a network's total would be off by)\n";

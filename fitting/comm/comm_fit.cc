@@ -187,20 +187,20 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
   const auto evaluate = [&](const std::function<bool(const CommSample&)>& held_out) {
     std::vector<CommSample> train, test;
     for (const CommSample& x : s) (held_out(x) ? test : train).push_back(x);
-    std::vector<double> ape;
+    std::vector<std::pair<double, double>> ape;
     int inside = 0;
     if (test.empty()) return std::pair{ape, inside};
     const FitOutcome f = fit_comm_model(kind, algorithm, train);
     if (!f.converged) return std::pair{ape, inside};
     for (const CommSample& x : test) {
       const CommPrediction p = f.model.predict(x.bytes, x.ranks);
-      ape.push_back(100 * std::abs(p.seconds - x.seconds) / x.seconds);
+      ape.emplace_back(x.seconds, p.seconds);
       inside += x.seconds >= p.low && x.seconds <= p.high;
       cv.points.push_back({x, p, by_ranks});
     }
     return std::pair{ape, inside};
   };
-  std::vector<double> all;
+  std::vector<std::pair<double, double>> all;
   int inside = 0;
   for (std::size_t fold = 0; fold < 4; ++fold) {
     auto [ape, in] = evaluate([&](const CommSample& x) {

@@ -119,7 +119,7 @@ bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*
 
 ErrorStats cross_validate_regression(const RegressionModel& shape, const std::vector<ComputeSample>& samples) {
   const std::vector<int> f = folds(samples.size());
-  std::vector<double> ape;
+  std::vector<std::pair<double, double>> ape;
   int inside = 0;
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<const ComputeSample*> train, test;
@@ -128,8 +128,7 @@ ErrorStats cross_validate_regression(const RegressionModel& shape, const std::ve
     RegressionModel m = shape;
     if (!solve_regression(m, train, true, nullptr)) continue;
     for (const ComputeSample* s : test) {
-      const double t = m.seconds(s->kernel);
-      ape.push_back(100 * std::abs(t - s->seconds) / s->seconds);
+      ape.emplace_back(s->seconds, m.seconds(s->kernel));
       const auto [low, high] = m.interval(s->kernel);
       inside += s->seconds >= low && s->seconds <= high;
     }
@@ -397,7 +396,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   out.converged = fit_device(out.device, all, &out.message);
   // Held-out errors per class: refit on the other folds.
   const std::vector<int> f = folds(data.samples.size());
-  std::map<std::string, std::vector<double>> ape;
+  std::map<std::string, std::vector<std::pair<double, double>>> ape;
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<const ComputeSample*> train;
     for (std::size_t i = 0; i < data.samples.size(); ++i)
@@ -409,10 +408,22 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
     for (std::size_t i = 0; i < data.samples.size(); ++i)
       if (f[i] == fold) {
         const ComputeSample& s = data.samples[i];
-        ape[s.kernel_class].push_back(100 * std::abs(model.seconds(s.kernel, {}) - s.seconds) / s.seconds);
+        ape[s.kernel_class].emplace_back(s.seconds, model.seconds(s.kernel, {}));
       }
   }
   for (auto& [cls, errors] : ape) out.held_out.push_back({cls, error_stats(errors, 0)});
+  // Each class's held-out spread becomes the interval of the kernels it prices; the three
+  // convolution directions share one efficiency, and so one spread.
+  std::vector<std::pair<double, double>> conv;
+  for (auto& [cls, errors] : ape) {
+    const double sigma = error_stats(errors, 0).log_sigma;
+    if (cls == "gemm") out.device.gemm.residual_sigma = sigma;
+    else if (cls == "memory") out.device.memory.residual_sigma = sigma;
+    else if (cls.rfind("conv_", 0) == 0) conv.insert(conv.end(), errors.begin(), errors.end());
+    else if (cls.rfind("pass:", 0) == 0)
+      if (const auto it = out.device.passes.find(cls.substr(5)); it != out.device.passes.end()) it->second.residual_sigma = sigma;
+  }
+  if (!conv.empty()) out.device.conv.residual_sigma = error_stats(conv, 0).log_sigma;
   return out;
 }
 

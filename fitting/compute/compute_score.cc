@@ -9,13 +9,13 @@ namespace dnnperf::fitting {
 namespace {
 
 struct Tally {
-  std::vector<double> ape;
+  std::vector<std::pair<double, double>> ape;  // measured, predicted
   int inside = 0;
   double measured = 0, predicted = 0;
   std::map<std::string, int> priced_by;
 
   void add(double measured_s, double predicted_s, std::pair<double, double> interval, const std::string& by) {
-    ape.push_back(100 * std::abs(predicted_s - measured_s) / measured_s);
+    ape.emplace_back(measured_s, predicted_s);
     inside += measured_s >= interval.first && measured_s <= interval.second;
     measured += measured_s;
     predicted += predicted_s;

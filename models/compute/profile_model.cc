@@ -1,5 +1,7 @@
 #include "models/compute/profile_model.h"
 
+#include <cmath>
+
 namespace dnnperf {
 
 ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profile_(profile), analytic_(profile.device) {
@@ -34,7 +36,13 @@ std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const E
   if (const double* t = measured_time(k)) return {*t, *t};
   if (const RegressionModel* m = regression_for(k)) return m->interval(k);
   const double t = analytic_.seconds(k, options);
-  return {t, t};
+  const DeviceSpec& d = profile_.device;
+  double sigma = d.memory.residual_sigma;
+  if (k.cls == KernelClass::gemm) sigma = d.gemm.residual_sigma;
+  else if (k.cls == KernelClass::conv) sigma = d.conv.residual_sigma;
+  else if (!k.pass.empty())
+    if (const auto it = d.passes.find(k.pass); it != d.passes.end()) sigma = it->second.residual_sigma;
+  return {t * std::exp(-1.96 * sigma), t * std::exp(1.96 * sigma)};
 }
 
 }  // namespace dnnperf

@@ -17,8 +17,9 @@ class ProfileComputeModel final : public ComputeModel {
   /// Keeps a reference: `profile` must outlive the model.
   explicit ProfileComputeModel(const HardwareProfile& profile);
   double seconds(const Kernel& kernel, const ExecutionOptions& options) const override;
-  /// 95% bounds of the time: the regression's interval, or the point estimate where the
-  /// analytic model prices the kernel (it carries no fitted uncertainty).
+  /// 95% bounds of the time: a measured kernel's time (no interval), the regression's interval,
+  /// or the analytic model's time widened by its class's held-out spread (residual_sigma; none
+  /// for datasheet profiles).
   std::pair<double, double> interval(const Kernel& kernel, const ExecutionOptions& options) const;
   /// The regression model that prices `kernel`, or null when the analytic model does.
   const RegressionModel* regression_for(const Kernel& kernel) const;

@@ -40,6 +40,8 @@ MatrixEfficiency read_matrix(const json& j, const std::string& where, MatrixEffi
   if (e.tile_n <= 0) r.fail("tile_n", "must be positive");
   e.half_efficiency_k = r.real("half_efficiency_k", e.half_efficiency_k);
   if (e.half_efficiency_k < 0) r.fail("half_efficiency_k", "must not be negative");
+  e.residual_sigma = r.real("residual_sigma", e.residual_sigma);
+  if (!(e.residual_sigma >= 0)) r.fail("residual_sigma", "must not be negative");
   r.check_unknown();
   return e;
 }
@@ -53,6 +55,8 @@ MemoryEfficiency read_memory(const json& j, const std::string& where, MemoryEffi
   if (e.cache_bytes < 0) r.fail("cache_bytes", "must not be negative");
   e.dram_slowdown = r.real("dram_slowdown", e.dram_slowdown);
   if (!(e.dram_slowdown >= 1)) r.fail("dram_slowdown", "must be at least 1");
+  e.residual_sigma = r.real("residual_sigma", e.residual_sigma);
+  if (!(e.residual_sigma >= 0)) r.fail("residual_sigma", "must not be negative");
   r.check_unknown();
   return e;
 }

@@ -30,6 +30,9 @@ struct MatrixEfficiency {
   std::int64_t tile_m = 128;
   std::int64_t tile_n = 128;
   double half_efficiency_k = 64;
+  /// Spread of log(measured / modelled) on shapes the fit did not see (0: unknown): the 95%
+  /// interval of a kernel the analytic model prices is its time times exp(+-1.96 sigma).
+  double residual_sigma = 0;
 };
 
 /// Efficiency of memory-bound passes: max_efficiency of peak bandwidth, with a ramp
@@ -43,6 +46,7 @@ struct MemoryEfficiency {
   double half_efficiency_bytes = 1e6;
   double cache_bytes = 0;
   double dram_slowdown = 1;
+  double residual_sigma = 0;  // as MatrixEfficiency::residual_sigma
 };
 
 struct DeviceSpec {

@@ -99,6 +99,10 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == classes["all"]["count"]
 assert abs(sum(float(r["predicted_s"]) for r in rows) - classes["all"]["predicted_s"]) < 1e-6 * classes["all"]["predicted_s"]
 ' "$tmp/score.csv" && echo "ok   score_json_points" || { echo "FAIL score_json_points"; fail=1; }
+check fit_family_class 0 'regression chosen for [0-3] of' -- "$bin" fit "$torchmeas" --hardware cpu --family gemm=analytic -o "$tmp/fam.json"
+/usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert all(m['class'] != 'gemm' for m in p['compute_regression']); assert p['device']['efficiency']['gemm']['residual_sigma'] > 0" "$tmp/fam.json" \
+  && echo "ok   fit_family_gemm_analytic" || { echo "FAIL fit_family_gemm_analytic"; fail=1; }
+check fit_family_bad 1 "unknown kernel class 'pool'" -- "$bin" fit "$torchmeas" --family pool=analytic -o "$tmp/fam2.json"
 check score_no_kernels 1 'no usable GEMM, convolution or memory-pass measurements' -- "$bin" score --hardware cpu "$meas"
 check score_missing 1 'cannot open the measurement file' -- "$bin" score --hardware cpu /nonexistent/k.jsonl
 check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2

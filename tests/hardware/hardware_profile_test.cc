@@ -1,5 +1,6 @@
 #include "predictor/hardware/hardware_profile.h"
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <fstream>
@@ -58,6 +59,8 @@ TEST_CASE("Bad profiles are rejected with file and field", "[hardware][errors]")
   CHECK_THROWS_WITH(load_hardware_profile(family), Catch::Contains("unknown pass family 'max_pooling'") && Catch::Contains("max_pool,"));
   const std::string slowdown = write_variant("slowdown", [](nlohmann::json& j) { j["device"]["efficiency"]["memory"]["dram_slowdown"] = 0.5; });
   CHECK_THROWS_WITH(load_hardware_profile(slowdown), Catch::Contains("efficiency.memory: field 'dram_slowdown' must be at least 1"));
+  const std::string sigma = write_variant("sigma", [](nlohmann::json& j) { j["device"]["efficiency"]["gemm"]["residual_sigma"] = -0.1; });
+  CHECK_THROWS_WITH(load_hardware_profile(sigma), Catch::Contains("efficiency.gemm: field 'residual_sigma' must not be negative"));
   const std::string missing = write_variant("missing", [](nlohmann::json& j) { j.erase("cluster"); });
   CHECK_THROWS_WITH(load_hardware_profile(missing), Catch::Contains("field 'cluster' is required"));
   CHECK_THROWS_WITH(find_hardware_profile("tpu-v9"), Catch::Contains("unknown hardware 'tpu-v9'") && Catch::Contains("a100-sxm4-80gb"));
@@ -82,6 +85,15 @@ TEST_CASE("a profile's measured kernels price kernels of the same shape and type
   CHECK(model.seconds(conv_kernel(Phase::backward_data, c, DType::f32), {}) != 0.0456);
   CHECK(model.seconds(gemm_kernel(Phase::forward, {64, 128, 256, 1, false, false}, DType::f32), {}) != 0.123);
   CHECK(model.seconds(gemm_kernel(Phase::forward, {64, 128, 256, 1, false, true}, DType::bf16), {}) != 0.123);
+  // Kernels the analytic model prices carry its class's held-out spread, where calibration set one.
+  const Kernel other = gemm_kernel(Phase::forward, {512, 512, 512, 1, false, false}, DType::f32);
+  const double t = model.seconds(other, {});
+  CHECK(model.interval(other, {}) == std::pair<double, double>{t, t});  // a datasheet profile: none
+  hw.device.gemm.residual_sigma = 0.5;
+  const ProfileComputeModel spread(hw);
+  CHECK(spread.interval(other, {}).first == Approx(t * std::exp(-0.98)));
+  CHECK(spread.interval(other, {}).second == Approx(t * std::exp(0.98)));
+  CHECK(spread.interval(wgrad, {}) == std::pair<double, double>{0.0456, 0.0456});  // measured: still exact
   nlohmann::json bad = section;
   bad[0]["params"].erase("m");
   CHECK_THROWS_WITH(read_measured_kernels_section(bad, "p.json: measured_kernels"), Catch::Contains("measured_kernels[0]") && Catch::Contains("params"));
