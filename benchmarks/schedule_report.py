@@ -17,9 +17,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DNNPERF = os.path.join(ROOT, "build", "bin", "dnnperf")
 
 # Randomly wired networks of 32-64 tasks after chain fusion (two random stages), and Inception-v3.
+# Randomly wired networks of 12 and 16 nodes per stage, and of 32 — RandWire's own size (Xie et
+# al., ICCV 2019: N = 32; WS K = 4, P = 0.75; ER P = 0.2; BA M = 5) — fused to 64 tasks.
 CASES = [(f"randwire-{kind}:nodes={nodes},stages=2,seed={seed}", 64) for kind in ("ws", "er", "ba") for nodes, seed in ((12, 1), (16, 2))] + [
     ("inception_v3", 100)
-]
+] + [(f"randwire-{kind}:nodes=32,stages=2,seed=1", 64) for kind in ("ws", "er", "ba")]
 BIG = ("randwire-er:nodes=330,stages=3,seed=3", 1000)  # about 1,000 tasks after chain fusion
 
 
@@ -90,15 +92,18 @@ def main():
             line += f" {milp:.3f} ({status}) | {ratio:.3f} | {speed:.0f}x |"
         else:
             line += " - | - | - |"
-        gains.setdefault("randwire" if network.startswith("randwire") and "330" not in network else network, []).append(single / split)
+        if network.startswith("randwire") and "330" not in network:
+            gains.setdefault("randwire", []).append(single / split)
+            gains.setdefault("randwire nodes=32" if "nodes=32" in network else "randwire nodes=12-16", []).append(single / split)
         heft_gains.append(heft / split)
         line += f" {single / split:.2f}x | {heft / split:.3f} |"
         print(line)
     if ratios:
         print(f"\nsplit / MILP: mean {statistics.mean(ratios):.3f}, max {max(ratios):.3f}; MILP time / split time: min {min(speedups):.0f}x")
-    if "randwire" in gains:
-        g = gains["randwire"]
-        print(f"randomly wired networks, single device / split: mean {statistics.mean(g):.2f}x, min {min(g):.2f}x")
+    for key in ("randwire", "randwire nodes=12-16", "randwire nodes=32"):
+        if key in gains:
+            g = gains[key]
+            print(f"{key.replace('randwire', 'randomly wired networks')}, single device / split: mean {statistics.mean(g):.2f}x, min {min(g):.2f}x")
     print(f"HEFT / split: mean {statistics.mean(heft_gains):.3f}")
 
 
