@@ -187,27 +187,27 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
   const auto evaluate = [&](const std::function<bool(const CommSample&)>& held_out) {
     std::vector<CommSample> train, test;
     for (const CommSample& x : s) (held_out(x) ? test : train).push_back(x);
-    std::vector<std::pair<double, double>> ape;
+    std::vector<std::pair<double, double>> pairs;  // measured, predicted
     int inside = 0;
-    if (test.empty()) return std::pair{ape, inside};
+    if (test.empty()) return std::pair{pairs, inside};
     const FitOutcome f = fit_comm_model(kind, algorithm, train);
-    if (!f.converged) return std::pair{ape, inside};
+    if (!f.converged) return std::pair{pairs, inside};
     for (const CommSample& x : test) {
       const CommPrediction p = f.model.predict(x.bytes, x.ranks);
-      ape.emplace_back(x.seconds, p.seconds);
+      pairs.emplace_back(x.seconds, p.seconds);
       inside += x.seconds >= p.low && x.seconds <= p.high;
       cv.points.push_back({x, p, by_ranks});
     }
-    return std::pair{ape, inside};
+    return std::pair{pairs, inside};
   };
   std::vector<std::pair<double, double>> all;
   int inside = 0;
   for (std::size_t fold = 0; fold < 4; ++fold) {
-    auto [ape, in] = evaluate([&](const CommSample& x) {
+    auto [pairs, in] = evaluate([&](const CommSample& x) {
       const auto index = static_cast<std::size_t>(std::lower_bound(sizes.begin(), sizes.end(), x.bytes) - sizes.begin());
       return index % 4 == fold;
     });
-    all.insert(all.end(), ape.begin(), ape.end());
+    all.insert(all.end(), pairs.begin(), pairs.end());
     inside += in;
   }
   cv.held_out_sizes = error_stats(all, inside);
@@ -216,8 +216,8 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
     all.clear();
     inside = 0;
     for (int p : ranks) {
-      auto [ape, in] = evaluate([p](const CommSample& x) { return x.ranks == p; });
-      all.insert(all.end(), ape.begin(), ape.end());
+      auto [pairs, in] = evaluate([p](const CommSample& x) { return x.ranks == p; });
+      all.insert(all.end(), pairs.begin(), pairs.end());
       inside += in;
     }
     cv.held_out_ranks = error_stats(all, inside);

@@ -119,7 +119,7 @@ bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*
 
 ErrorStats cross_validate_regression(const RegressionModel& shape, const std::vector<ComputeSample>& samples) {
   const std::vector<int> f = folds(samples.size());
-  std::vector<std::pair<double, double>> ape;
+  std::vector<std::pair<double, double>> pairs;  // measured, predicted
   int inside = 0;
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<const ComputeSample*> train, test;
@@ -128,12 +128,12 @@ ErrorStats cross_validate_regression(const RegressionModel& shape, const std::ve
     RegressionModel m = shape;
     if (!solve_regression(m, train, true, nullptr)) continue;
     for (const ComputeSample* s : test) {
-      ape.emplace_back(s->seconds, m.seconds(s->kernel));
+      pairs.emplace_back(s->seconds, m.seconds(s->kernel));
       const auto [low, high] = m.interval(s->kernel);
       inside += s->seconds >= low && s->seconds <= high;
     }
   }
-  return error_stats(ape, inside);
+  return error_stats(pairs, inside);
 }
 
 // Analytic family: a device with some parameters replaced, in log form where they are scales.
@@ -396,7 +396,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   out.converged = fit_device(out.device, all, &out.message);
   // Held-out errors per class: refit on the other folds.
   const std::vector<int> f = folds(data.samples.size());
-  std::map<std::string, std::vector<std::pair<double, double>>> ape;
+  std::map<std::string, std::vector<std::pair<double, double>>> pairs;  // per class: measured, predicted
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<const ComputeSample*> train;
     for (std::size_t i = 0; i < data.samples.size(); ++i)
@@ -408,14 +408,14 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
     for (std::size_t i = 0; i < data.samples.size(); ++i)
       if (f[i] == fold) {
         const ComputeSample& s = data.samples[i];
-        ape[s.kernel_class].emplace_back(s.seconds, model.seconds(s.kernel, {}));
+        pairs[s.kernel_class].emplace_back(s.seconds, model.seconds(s.kernel, {}));
       }
   }
-  for (auto& [cls, errors] : ape) out.held_out.push_back({cls, error_stats(errors, 0)});
+  for (auto& [cls, errors] : pairs) out.held_out.push_back({cls, error_stats(errors, 0)});
   // Each class's held-out spread becomes the interval of the kernels it prices; the three
   // convolution directions share one efficiency, and so one spread.
   std::vector<std::pair<double, double>> conv;
-  for (auto& [cls, errors] : ape) {
+  for (auto& [cls, errors] : pairs) {
     const double sigma = error_stats(errors, 0).log_sigma;
     if (cls == "gemm") out.device.gemm.residual_sigma = sigma;
     else if (cls == "memory") out.device.memory.residual_sigma = sigma;

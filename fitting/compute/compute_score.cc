@@ -9,13 +9,13 @@ namespace dnnperf::fitting {
 namespace {
 
 struct Tally {
-  std::vector<std::pair<double, double>> ape;  // measured, predicted
+  std::vector<std::pair<double, double>> pairs;  // measured, predicted
   int inside = 0;
   double measured = 0, predicted = 0;
   std::map<std::string, int> priced_by;
 
   void add(double measured_s, double predicted_s, std::pair<double, double> interval, const std::string& by) {
-    ape.emplace_back(measured_s, predicted_s);
+    pairs.emplace_back(measured_s, predicted_s);
     inside += measured_s >= interval.first && measured_s <= interval.second;
     measured += measured_s;
     predicted += predicted_s;
@@ -25,7 +25,7 @@ struct Tally {
   ClassScore score(const std::string& cls) const {
     ClassScore s;
     s.kernel_class = cls;
-    s.errors = error_stats(ape, inside);
+    s.errors = error_stats(pairs, inside);
     s.measured_seconds = measured;
     s.predicted_seconds = predicted;
     int most = 0;
