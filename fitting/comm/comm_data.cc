@@ -1,6 +1,5 @@
 #include "fitting/comm/comm_data.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -39,17 +38,21 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
       s.bytes = r.params["bytes"].get<double>();
       s.ranks = r.layout["ranks"].get<int>();
       s.seconds = t;
-      if (r.layout.contains("eager_limit")) {
-        const nlohmann::json& e = r.layout["eager_limit"];
-        if (!e.is_number() || e.get<double>() <= 0) {
-          data.excluded.push_back({where, "layout.eager_limit is not a positive number"});
-          continue;
-        }
-        s.eager_limit = e.get<double>();
+      // What the benchmark recorded about the system, where it could: 0 when absent.
+      std::string bad;
+      const auto known = [&](const char* field) {
+        if (!r.layout.contains(field)) return 0.0;
+        const nlohmann::json& v = r.layout[field];
+        if (!v.is_number() || v.get<double>() <= 0) bad = bad.empty() ? field : bad;
+        return v.is_number() ? v.get<double>() : 0.0;
+      };
+      s.eager_limit = known("eager_limit");
+      s.nodes = static_cast<int>(known("nodes"));
+      s.cpus_per_node = static_cast<int>(known("cpus_per_node"));
+      if (!bad.empty()) {
+        data.excluded.push_back({where, "layout." + bad + " is not a positive number"});
+        continue;
       }
-      if (r.layout.contains("nodes") && r.layout["nodes"].is_number_integer()) s.nodes = r.layout["nodes"].get<int>();
-      if (r.layout.contains("cpus_per_node") && r.layout["cpus_per_node"].is_number_integer())
-        s.cpus_per_node = std::max(0, r.layout["cpus_per_node"].get<int>());
       if (s.ranks < 2) {
         data.excluded.push_back({where, "one rank: nothing is communicated"});
         continue;

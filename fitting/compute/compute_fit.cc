@@ -411,12 +411,12 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
         pairs[s.kernel_class].emplace_back(s.seconds, model.seconds(s.kernel, {}));
       }
   }
-  for (auto& [cls, errors] : pairs) out.held_out.push_back({cls, error_stats(errors, 0)});
   // Each class's held-out spread becomes the interval of the kernels it prices; the three
   // convolution directions share one efficiency, and so one spread.
   std::vector<std::pair<double, double>> conv;
   for (auto& [cls, errors] : pairs) {
-    const double sigma = error_stats(errors, 0).log_sigma;
+    out.held_out.push_back({cls, error_stats(errors, 0)});
+    const double sigma = out.held_out.back().second.log_sigma;
     if (cls == "gemm") out.device.gemm.residual_sigma = sigma;
     else if (cls == "memory") out.device.memory.residual_sigma = sigma;
     else if (cls.rfind("conv_", 0) == 0) conv.insert(conv.end(), errors.begin(), errors.end());

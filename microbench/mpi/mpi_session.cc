@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "predictor/common/error.h"
@@ -28,9 +30,9 @@ const std::map<std::string, std::map<std::string, int>>& algorithms() {
 
 std::mutex label_mutex;
 
-/// An integer control variable of the MPI library through the MPI tool interface (MPI-3 MPI_T),
-/// or nullopt where the library has none of that name (or it is not an integer).
-std::optional<long long> control_variable(const std::string& wanted) {
+/// The first of `names` the MPI library has as an integer control variable, read through the MPI
+/// tool interface (MPI-3 MPI_T); nullopt where it has none of them.
+std::optional<long long> control_variable(std::initializer_list<std::string_view> names) {
   int provided = 0, count = 0;
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return std::nullopt;
   std::optional<long long> value;
@@ -42,7 +44,7 @@ std::optional<long long> control_variable(const std::string& wanted) {
     MPI_T_enum enumeration = MPI_T_ENUM_NULL;
     if (MPI_T_cvar_get_info(i, name, &name_length, &verbosity, &type, &enumeration, description, &description_length, &binding,
                             &scope) != MPI_SUCCESS ||
-        wanted != name || binding != MPI_T_BIND_NO_OBJECT)
+        std::find(names.begin(), names.end(), std::string_view(name)) == names.end() || binding != MPI_T_BIND_NO_OBJECT)
       continue;
     MPI_T_cvar_handle handle;
     int elements = 0;
@@ -68,9 +70,8 @@ std::optional<long long> control_variable(const std::string& wanted) {
 /// choice, not known here: nullopt, and fitting finds the switch from the data.
 std::optional<long long> eager_limit(int nodes) {
   if (nodes != 1) return std::nullopt;
-  for (const char* name : {"btl_vader_eager_limit", "btl_sm_eager_limit"})
-    if (const auto v = control_variable(name); v && *v > 0) return v;
-  return std::nullopt;
+  const auto v = control_variable({"btl_vader_eager_limit", "btl_sm_eager_limit"});
+  return v && *v > 0 ? v : std::nullopt;
 }
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
