@@ -1,5 +1,6 @@
 #pragma once
 // Error statistics of predictions on held-out data.
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,5 +21,11 @@ struct ErrorStats {
 
 /// From (measured, predicted) pairs and how many measured values fell inside their interval.
 ErrorStats error_stats(const std::vector<std::pair<double, double>>& measured_predicted, int inside_interval);
+
+/// The part of the log error that kernels of one family share (models/compute/error_family.h):
+/// the between-family standard deviation of a one-way random-effects model fitted by the method
+/// of moments to (family, log(predicted / measured)) pairs — 0 when families differ no more than
+/// their members do, at most the pairs' root mean square. Needs two families or more.
+double shared_log_sigma(const std::vector<std::pair<std::string, double>>& family_log_errors);
 
 }  // namespace dnnperf::fitting

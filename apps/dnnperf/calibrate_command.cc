@@ -18,7 +18,7 @@ struct Options {
   std::string device = "cpu";
   std::string hardware;
   double time_budget = 540;
-  std::string shapes = "sample:300:1";
+  std::string shapes = "sample:600:1:2";
   int threads = 1;
   std::string procs;  // process counts for torch.distributed all-reduce measurements, e.g. "2"
   std::vector<std::string> networks;  // also their exact GEMMs and convolutions

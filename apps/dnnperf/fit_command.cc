@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -17,6 +18,8 @@
 #include "microbench/records/measurement.h"
 #include "models/comm/allreduce.h"
 #include "models/compute/analytic_model.h"
+#include "models/compute/conv_as_gemm.h"
+#include "models/compute/profile_model.h"
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
 #include "predictor/hardware/fitted_sections.h"
@@ -36,6 +39,7 @@ struct FitOptions {
   std::string plots;
   bool measured_kernels = false;
   std::string family = "both";  // compute family: FAMILY or CLASS=FAMILY,... (family_for)
+  bool per_image_gemms = false;  // apply the measuring framework's per-image GEMM rule (conv_as_gemm.h)
 };
 
 /// The compute family `--family` asks for a kernel class: "analytic", "regression" or "both" (the
@@ -57,8 +61,8 @@ std::string family_for(const std::string& option, const std::string& cls) {
     const std::size_t eq = entry.find('=');
     if (eq == std::string::npos) throw InputError("--family: '" + entry + "' is not CLASS=FAMILY");
     const std::string c = entry.substr(0, eq), f = family(entry.substr(eq + 1));
-    if (c != "gemm" && c != "conv" && c != "conv_forward" && c != "conv_backward_data" && c != "conv_backward_filter")
-      throw InputError("--family: unknown kernel class '" + c + "' (gemm, conv, conv_forward, conv_backward_data, conv_backward_filter)");
+    if (c != "gemm" && c != "conv" && c != "conv_forward" && c != "conv_backward_data" && c != "conv_backward_filter" && c != "per_image_gemm")
+      throw InputError("--family: unknown kernel class '" + c + "' (gemm, conv, conv_forward, conv_backward_data, conv_backward_filter, per_image_gemm)");
     if (c == cls || (c == "conv" && cls.rfind("conv_", 0) == 0)) out = f;
     start = comma + 1;
   }
@@ -93,12 +97,26 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
 /// Fits both compute families to the files' GEMM and convolution records, prints their held-out
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
-  const fitting::ComputeData data = fitting::load_compute_data(o.files);
+  fitting::ComputeData data = fitting::load_compute_data(o.files);
   for (const fitting::Exclusion& e : data.excluded)
     if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) return false;
+  // Convolutions the framework runs as per-image GEMMs are no convolution kernel's data: each
+  // measures its batch of GEMMs, one after another with the weights staying in cache, and they
+  // form a class of their own (per_image_gemm), fitted on their per-image GEMMs.
+  DeviceSpec device = base.device;
+  device.pointwise_conv_gemm_below_batch = o.per_image_gemms ? fitting::pointwise_conv_gemm_below_batch(data) : 0;
+  int as_gemms = 0;
+  for (fitting::ComputeSample& s : data.samples)
+    if (const auto g = per_image_gemm(s.kernel, device)) {
+      s = {g->gemm, "per_image_gemm", s.seconds / static_cast<double>(g->images)};
+      ++as_gemms;
+    }
+  if (as_gemms)
+    std::cout << as_gemms << " 1x1 convolutions of batches under " << device.pointwise_conv_gemm_below_batch
+              << " fitted as the per-image GEMMs " << data.library << " runs them as (class per_image_gemm; models/compute/conv_as_gemm.h)\n";
   std::cout << data.samples.size() << " compute measurements (GEMMs, convolutions, memory passes) from " << data.host << " (" << data.device << ")\n\n";
-  const fitting::AnalyticFit analytic = fitting::fit_analytic(base.device, data);
+  const fitting::AnalyticFit analytic = fitting::fit_analytic(device, data);
   std::cout << "compute: held-out error (%), 5 folds over the measured shapes; weighted: sum |error| / sum time, which picks the family\n"
             << std::left << std::setw(24) << "class" << std::setw(12) << "family" << std::right << std::setw(8) << "MAPE"
             << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "weighted" << std::setw(10) << "in 95%" << "  features\n";
@@ -154,11 +172,17 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["launch_overhead_s"] = analytic.device.launch_overhead_s;
   d["memory_bandwidth"] = analytic.device.memory_bandwidth;
   d["multiprocessors"] = analytic.device.multiprocessors;
+  d["pointwise_conv_gemm_below_batch"] = analytic.device.pointwise_conv_gemm_below_batch;
   d["efficiency"]["gemm"]["max_efficiency"] = analytic.device.gemm.max_efficiency;
   d["efficiency"]["gemm"]["half_efficiency_k"] = analytic.device.gemm.half_efficiency_k;
+  d["efficiency"]["gemm"]["tile_m"] = analytic.device.gemm.tile_m;
+  d["efficiency"]["gemm"]["tile_n"] = analytic.device.gemm.tile_n;
   d["efficiency"]["gemm"]["residual_sigma"] = analytic.device.gemm.residual_sigma;
   d["efficiency"]["conv"]["residual_sigma"] = analytic.device.conv.residual_sigma;
   d["efficiency"]["memory"]["residual_sigma"] = analytic.device.memory.residual_sigma;
+  d["efficiency"]["gemm"]["shared_sigma"] = analytic.device.gemm.shared_sigma;
+  d["efficiency"]["conv"]["shared_sigma"] = analytic.device.conv.shared_sigma;
+  d["efficiency"]["memory"]["shared_sigma"] = analytic.device.memory.shared_sigma;
   d["efficiency"]["conv"]["max_efficiency"] = analytic.device.conv.max_efficiency;
   d["efficiency"]["conv"]["half_efficiency_k"] = analytic.device.conv.half_efficiency_k;
   d["efficiency"]["conv"]["tile_m"] = analytic.device.conv.tile_m;
@@ -172,7 +196,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     passes = nlohmann::json::object();
     for (const auto& [name, e] : analytic.device.passes)
       passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
-                      {"dram_slowdown", e.dram_slowdown}, {"residual_sigma", e.residual_sigma}};
+                      {"dram_slowdown", e.dram_slowdown}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
   }
   profile["compute_regression"] = compute_regression_section(chosen);
   if (o.measured_kernels) {
@@ -390,6 +414,8 @@ void add_fit_command(CLI::App& app) {
   c->add_option("--family", o->family,
                 "compute family for GEMMs and convolutions: analytic (the roofline), regression, or both (per class, the one with the lower time-weighted held-out error); or per class, e.g. gemm=analytic,conv=both")
       ->capture_default_str();
+  c->add_flag("--per-image-gemms", o->per_image_gemms,
+              "fit and price the convolutions the measuring framework runs as per-image GEMMs (PyTorch on one CPU thread: 1x1, batch under 16) as those GEMMs (class per_image_gemm)");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
   c->callback([o] { run_fit(*o); });
 }

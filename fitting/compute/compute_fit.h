@@ -32,11 +32,16 @@ struct ComputeData {
   std::string host;
   std::string device;
   int threads = 0;  // CPU threads the backend used (0: not a CPU measurement)
+  std::string library;  // the measuring library ("PyTorch", "cuDNN", ...) of the last record
 };
 
 /// GEMM and convolution records of the files. Throws InputError for measurements of several
 /// hosts or devices, which one fit must not mix.
 ComputeData load_compute_data(const std::vector<std::string>& files);
+
+/// DeviceSpec::pointwise_conv_gemm_below_batch for the framework that measured `data`: 16 where
+/// PyTorch measured on one CPU thread (ATen's own 1x1 path, models/compute/conv_as_gemm.h), else 0.
+std::int64_t pointwise_conv_gemm_below_batch(const ComputeData& data);
 
 struct RegressionFit {
   RegressionModel model;

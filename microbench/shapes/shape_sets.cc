@@ -105,9 +105,10 @@ ShapeSet deepbench() {
   return set;
 }
 
-ShapeSet sample(std::int64_t count, std::uint64_t seed) {
+ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   ShapeSet set;
   set.name = "sample:" + std::to_string(count) + ":" + std::to_string(seed);
+  if (max_flops > 0) set.name += ":" + std::to_string(static_cast<std::int64_t>(max_flops / 1e9));
   std::mt19937_64 rng(seed);
   const auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
   const auto log_uniform = [&](double lo, double hi) {
@@ -118,6 +119,7 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed) {
   // connected layer (rows: a batch, or batch x sequence, from 1; features 16-16384), laid out as
   // frameworks call them — where the skinny, transposed products of small batches live
   // (AlexNet's first classifier layer at batch 4 runs at a tenth of a square GEMM's rate on a CPU).
+  const auto gemm_flops = [](const GemmShape& g) { return 2.0 * static_cast<double>(g.m * g.n) * static_cast<double>(g.k * g.batch); };
   for (std::int64_t i = 0; i < count; ++i) {
     GemmShape g{log_uniform(16, 8192), log_uniform(16, 8192), log_uniform(16, 8192), 1, false, false};
     if (rng() % 2 == 0) {
@@ -133,18 +135,33 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed) {
       g.trans_a = rng() % 3 == 0;
       g.trans_b = rng() % 2 == 0;
     }
+    // Under a cap, m shrinks to fit; shapes that cannot are drawn again, so that every shape of
+    // the set is one the device can time.
+    if (max_flops > 0 && gemm_flops(g) > max_flops) {
+      const double rows = std::floor(max_flops / (gemm_flops(g) / static_cast<double>(g.m)));
+      if (rows < 1) { --i; continue; }
+      g.m = static_cast<std::int64_t>(rows);
+    }
     set.gemms.push_back(g);
   }
   // Channel counts of real networks; kernels 1, 3, 5, 7 with "same" padding; stride 2 sometimes.
   const std::vector<std::int64_t> channels = {3, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048};
+  // Images from 2x2 (the last stages of CNNs at small inputs) to 224x224.
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t r = pick({1, 1, 3, 3, 3, 5, 7});
     const std::int64_t stride = rng() % 4 == 0 ? 2 : 1;
-    const std::int64_t size = log_uniform(7, 224);
+    const std::int64_t size = log_uniform(2, 224);
     const std::int64_t c = pick(channels), k = pick(channels);
     const std::int64_t groups = rng() % 10 == 0 ? c : 1;  // depthwise now and then
     ConvShape s = conv(log_uniform(1, 64), c, size, size, groups > 1 ? c : k, r, r, stride, r / 2, groups);
-    set.convs.push_back({s, static_cast<Phase>(rng() % 3)});
+    const Phase phase = static_cast<Phase>(rng() % 3);
+    if (max_flops > 0) {  // the batch shrinks to fit the cap, as the GEMMs' rows do
+      const double per_image = 2.0 * static_cast<double>(s.k * (s.c / s.groups) * s.r * s.s) * static_cast<double>(s.p * s.q);
+      const double images = std::min(static_cast<double>(s.n), std::floor(max_flops / per_image));
+      if (images < 1) { --i; continue; }
+      s.n = static_cast<std::int64_t>(images);
+    }
+    set.convs.push_back({s, phase});
   }
   return set;
 }
@@ -199,10 +216,17 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     const std::string rest = spec.substr(7);
     const std::size_t colon = rest.find(':');
     const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
-    const std::uint64_t seed = colon == std::string::npos ? 1 : static_cast<std::uint64_t>(parse_positive(std::string_view(rest).substr(colon + 1), spec, "the seed"));
-    return sample(n, seed);
+    std::uint64_t seed = 1;
+    double max_flops = 0;
+    if (colon != std::string::npos) {
+      const std::string_view tail = std::string_view(rest).substr(colon + 1);
+      const std::size_t cap = tail.find(':');
+      seed = static_cast<std::uint64_t>(parse_positive(tail.substr(0, cap), spec, "the seed"));
+      if (cap != std::string_view::npos) max_flops = 1e9 * static_cast<double>(parse_positive(tail.substr(cap + 1), spec, "the GFLOP cap"));
+    }
+    return sample(n, seed, max_flops);
   }
-  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench, sample:N[:SEED] or square:N,...)");
+  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

@@ -5,10 +5,13 @@
 //                `dnnperf net show` takes: zoo spec, .json or .onnx), training phases, deduplicated;
 //                zoo:SPEC@H or @HxW at that image size (zoo CNNs)
 //   deepbench    a fixed list of training GEMM and convolution shapes in the style of DeepBench
-//   sample:N[:SEED]  N GEMMs and N convolutions drawn from the shape space (log-uniform sizes;
-//                half the GEMMs as the training GEMMs of random fully connected layers, batches
-//                from 1; realistic channel, kernel and stride combinations), the same for the same
-//                seed
+//   sample:N[:SEED[:GFLOP]]  N GEMMs and N convolutions drawn from the shape space (log-uniform
+//                sizes; half the GEMMs as the training GEMMs of random fully connected layers,
+//                batches from 1; images from 2x2 to 224x224 with realistic channel, kernel and
+//                stride combinations), the same for the same seed; with GFLOP, every kernel fits
+//                under that many GFLOP (batches and rows shrink, or the shape is drawn again), so
+//                that a slow device times all N rather than skipping the large ones. (Before
+//                2026-11-30 images started at 7x7; measurement records carry their shapes.)
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>

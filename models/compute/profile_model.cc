@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "models/compute/conv_as_gemm.h"
+#include "models/compute/error_family.h"
+
 namespace dnnperf {
 
 ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profile_(profile), analytic_(profile.device) {
@@ -9,11 +12,18 @@ ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profi
 }
 
 const RegressionModel* ProfileComputeModel::regression_for(const Kernel& k) const {
-  if (profile_.compute_regression.empty() || (k.cls != KernelClass::gemm && k.cls != KernelClass::conv)) return nullptr;
-  const std::string cls = regression_class(k);
+  if (k.cls != KernelClass::gemm && k.cls != KernelClass::conv) return nullptr;
+  return regression_named(regression_class(k), k.dtype);
+}
+
+const RegressionModel* ProfileComputeModel::regression_named(std::string_view cls, DType dtype) const {
   for (const RegressionModel& m : profile_.compute_regression)
-    if (m.kernel_class == cls && m.dtype == k.dtype) return &m;
+    if (m.kernel_class == cls && m.dtype == dtype) return &m;
   return nullptr;
+}
+
+const RegressionModel* ProfileComputeModel::per_image_regression(const Kernel& gemm) const {
+  return regression_named("per_image_gemm", gemm.dtype);
 }
 
 const double* ProfileComputeModel::measured_time(const Kernel& k) const {
@@ -23,17 +33,62 @@ const double* ProfileComputeModel::measured_time(const Kernel& k) const {
 }
 
 std::string_view ProfileComputeModel::priced_by(const Kernel& k) const {
-  return measured_time(k) ? "measured" : regression_for(k) ? "regression" : "analytic";
+  if (measured_time(k)) return "measured";
+  if (const auto g = per_image_gemm(k, profile_.device)) {
+    if (per_image_regression(g->gemm)) return "GEMMs: per-image regression";
+    const std::string_view by = priced_by(g->gemm);
+    return by == "measured" ? "GEMMs: measured" : by == "regression" ? "GEMMs: regression" : "GEMMs: analytic";
+  }
+  return regression_for(k) ? "regression" : "analytic";
 }
 
 double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& options) const {
   if (const double* t = measured_time(k)) return *t;
+  if (const auto g = per_image_gemm(k, profile_.device)) {
+    const RegressionModel* m = per_image_regression(g->gemm);
+    return static_cast<double>(g->images) * (m ? m->seconds(g->gemm) : seconds(g->gemm, options));
+  }
   if (const RegressionModel* m = regression_for(k)) return m->seconds(k);
   return analytic_.seconds(k, options);
 }
 
+ProfileComputeModel::Uncertainty ProfileComputeModel::uncertainty(const Kernel& k, const ExecutionOptions& options) const {
+  Uncertainty u;
+  u.family = error_family(k);
+  if (measured_time(k)) return u;
+  const double t = seconds(k, options);
+  const auto [low, high] = interval(k, options);
+  if (!(t > 0 && high > t)) return u;
+  u.sigma = std::log(high / t) / 1.96;
+  const RegressionModel* m = nullptr;
+  if (const auto g = per_image_gemm(k, profile_.device)) {
+    m = per_image_regression(g->gemm);
+    if (!m) {
+      Uncertainty gemm = uncertainty(g->gemm, options);
+      u.shared = std::min(u.sigma, gemm.shared);
+      return u;
+    }
+  } else {
+    m = regression_for(k);
+  }
+  const DeviceSpec& d = profile_.device;
+  double shared = d.memory.shared_sigma;
+  if (m) shared = m->shared_sigma;
+  else if (k.cls == KernelClass::gemm) shared = d.gemm.shared_sigma;
+  else if (k.cls == KernelClass::conv) shared = d.conv.shared_sigma;
+  else if (!k.pass.empty())
+    if (const auto it = d.passes.find(k.pass); it != d.passes.end()) shared = it->second.shared_sigma;
+  u.shared = std::min(u.sigma, shared);
+  return u;
+}
+
 std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const ExecutionOptions& options) const {
   if (const double* t = measured_time(k)) return {*t, *t};
+  if (const auto g = per_image_gemm(k, profile_.device)) {
+    const RegressionModel* m = per_image_regression(g->gemm);
+    const auto [low, high] = m ? m->interval(g->gemm) : interval(g->gemm, options);
+    return {static_cast<double>(g->images) * low, static_cast<double>(g->images) * high};
+  }
   if (const RegressionModel* m = regression_for(k)) return m->interval(k);
   const double t = analytic_.seconds(k, options);
   const DeviceSpec& d = profile_.device;

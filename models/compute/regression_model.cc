@@ -10,13 +10,21 @@ namespace {
 
 double lg(double v) { return std::log(std::max(v, 1.0)); }
 
+// The fraction of 16-wide vector lanes (AVX-512 fp32; a tensor-core fragment's 16 on GPUs) that a
+// dimension of x fills in its last block, in log: 0 for multiples of 16, log(3/16) for 3 channels.
+double lane_fill(std::int64_t x) {
+  const double blocks = std::ceil(static_cast<double>(x) / 16.0);
+  return std::log(static_cast<double>(std::max<std::int64_t>(x, 1)) / (16.0 * std::max(blocks, 1.0)));
+}
+
 }  // namespace
 
 const std::vector<std::string>& regression_feature_names() {
   static const std::vector<std::string> names = {"one", "log_flops", "log_bytes", "log_m", "log_n", "log_k",
                                                  "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
                                                  "log_window", "log_stride", "trans_a", "trans_b", "k_fill",
-                                                 "pointwise", "depthwise"};
+                                                 "pointwise", "depthwise", "in_lane_fill", "out_lane_fill", "log_image",
+                                                 "small_batch_pointwise"};
   return names;
 }
 
@@ -45,6 +53,18 @@ double regression_feature(const Kernel& k, std::string_view name) {
   // altogether): each a family with its own efficiency, which no power law of the sizes expresses.
   if (name == "pointwise") return k.cls == KernelClass::conv && k.conv.r == 1 && k.conv.s == 1 && k.conv.stride_h == 1 && k.conv.stride_w == 1 ? 1.0 : 0.0;
   if (name == "depthwise") return k.cls == KernelClass::conv && k.conv.groups > 1 ? 1.0 : 0.0;
+  // PyTorch's CPU convolution leaves oneDNN for its own im2col-and-GEMM code exactly when a 1x1
+  // unstrided convolution has a batch under 16 on one thread (ATen's use_mkldnn condition): half
+  // the rate of the rest on the 2-core VM, a population no size feature separates from pointwise
+  // convolutions of larger batches, which oneDNN runs.
+  if (name == "small_batch_pointwise") return regression_feature(k, "pointwise") > 0 && k.conv.groups == 1 && k.conv.n < 16 ? 1.0 : 0.0;
+  // Direct convolutions vectorise over blocks of input and output channels (GEMMs over k and n):
+  // 3 input channels leave 13 of 16 lanes idle, which FLOPs and sizes alone do not say.
+  if (name == "in_lane_fill") return lane_fill(k.cls == KernelClass::conv ? k.conv.c / k.conv.groups : g.k);
+  if (name == "out_lane_fill") return lane_fill(k.cls == KernelClass::conv ? k.conv.k / k.conv.groups : g.n);
+  // Per-image output pixels: GEMM-based convolutions (im2col, PyTorch's small-batch 1x1 path) run
+  // one GEMM per image, whose efficiency follows the image, not the batch times the image.
+  if (name == "log_image") return k.cls == KernelClass::conv ? lg(static_cast<double>(k.conv.p * k.conv.q)) : 0.0;
   throw InputError("unknown regression feature '" + std::string(name) + "'");
 }
 

@@ -26,6 +26,8 @@ struct RegressionModel {
   std::vector<double> weights;
   std::vector<double> covariance;    // of the weights, row-major
   double residual_sigma = 0;         // of log(measured / fitted)
+  /// The part of the held-out log error a family of kernels shares (models/compute/error_family.h).
+  double shared_sigma = 0;
 
   /// log seconds with explicit weights (templated for automatic differentiation).
   template <typename T>

@@ -85,7 +85,7 @@ nlohmann::json compute_regression_section(const std::vector<RegressionModel>& mo
   nlohmann::json out = nlohmann::json::array();
   for (const RegressionModel& m : models)
     out.push_back({{"class", m.kernel_class}, {"dtype", dtype_name(m.dtype)}, {"features", m.features}, {"weights", m.weights},
-                   {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}});
+                   {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}, {"shared_sigma", m.shared_sigma}});
   return out;
 }
 
@@ -97,8 +97,8 @@ std::vector<RegressionModel> read_compute_regression_section(const nlohmann::jso
     RegressionModel m;
     m.kernel_class = r.text("class");
     if (m.kernel_class != "gemm" && m.kernel_class != "conv_forward" && m.kernel_class != "conv_backward_data" &&
-        m.kernel_class != "conv_backward_filter")
-      r.fail("class", "must be gemm, conv_forward, conv_backward_data or conv_backward_filter");
+        m.kernel_class != "conv_backward_filter" && m.kernel_class != "per_image_gemm")
+      r.fail("class", "must be gemm, conv_forward, conv_backward_data, conv_backward_filter or per_image_gemm");
     const auto dtype = parse_dtype(r.text("dtype"));
     if (!dtype) r.fail("dtype", "names no known dtype");
     m.dtype = *dtype;
@@ -118,6 +118,8 @@ std::vector<RegressionModel> read_compute_regression_section(const nlohmann::jso
     if (!m.covariance.empty() && m.covariance.size() != m.weights.size() * m.weights.size())
       r.fail("covariance", "must have features x features entries");
     m.residual_sigma = r.real("residual_sigma", 0.0);
+    m.shared_sigma = r.real("shared_sigma", 0.0);
+    if (!(m.shared_sigma >= 0)) r.fail("shared_sigma", "must not be negative");
     r.check_unknown();
     out.push_back(std::move(m));
   }

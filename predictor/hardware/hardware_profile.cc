@@ -42,6 +42,8 @@ MatrixEfficiency read_matrix(const json& j, const std::string& where, MatrixEffi
   if (e.half_efficiency_k < 0) r.fail("half_efficiency_k", "must not be negative");
   e.residual_sigma = r.real("residual_sigma", e.residual_sigma);
   if (!(e.residual_sigma >= 0)) r.fail("residual_sigma", "must not be negative");
+  e.shared_sigma = r.real("shared_sigma", e.shared_sigma);
+  if (!(e.shared_sigma >= 0 && e.shared_sigma <= e.residual_sigma)) r.fail("shared_sigma", "must be in [0, residual_sigma]");
   r.check_unknown();
   return e;
 }
@@ -57,6 +59,8 @@ MemoryEfficiency read_memory(const json& j, const std::string& where, MemoryEffi
   if (!(e.dram_slowdown >= 1)) r.fail("dram_slowdown", "must be at least 1");
   e.residual_sigma = r.real("residual_sigma", e.residual_sigma);
   if (!(e.residual_sigma >= 0)) r.fail("residual_sigma", "must not be negative");
+  e.shared_sigma = r.real("shared_sigma", e.shared_sigma);
+  if (!(e.shared_sigma >= 0 && e.shared_sigma <= e.residual_sigma)) r.fail("shared_sigma", "must be in [0, residual_sigma]");
   r.check_unknown();
   return e;
 }
@@ -91,6 +95,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (d.launch_overhead_s < 0) r.fail("launch_overhead_s", "must not be negative");
   d.reserved_bytes = r.real("reserved_bytes", 0.0);
   if (d.reserved_bytes < 0 || d.reserved_bytes >= d.memory_bytes) r.fail("reserved_bytes", "must be in [0, memory_bytes)");
+  d.pointwise_conv_gemm_below_batch = r.integer("pointwise_conv_gemm_below_batch", 0);
+  if (d.pointwise_conv_gemm_below_batch < 0) r.fail("pointwise_conv_gemm_below_batch", "must not be negative");
   if (r.has("efficiency")) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);

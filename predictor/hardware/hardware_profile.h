@@ -33,6 +33,9 @@ struct MatrixEfficiency {
   /// Spread of log(measured / modelled) on shapes the fit did not see (0: unknown): the 95%
   /// interval of a kernel the analytic model prices is its time times exp(+-1.96 sigma).
   double residual_sigma = 0;
+  /// The part of that spread a family of similar kernels shares (models/compute/error_family.h),
+  /// at most residual_sigma; 0: errors taken as independent between kernels.
+  double shared_sigma = 0;
 };
 
 /// Efficiency of memory-bound passes: max_efficiency of peak bandwidth, with a ramp
@@ -47,6 +50,7 @@ struct MemoryEfficiency {
   double cache_bytes = 0;
   double dram_slowdown = 1;
   double residual_sigma = 0;  // as MatrixEfficiency::residual_sigma
+  double shared_sigma = 0;    // as MatrixEfficiency::shared_sigma
 };
 
 struct DeviceSpec {
@@ -66,6 +70,11 @@ struct DeviceSpec {
   /// Op-specific pass families (Kernel::pass) priced apart from plain passes, fitted from their
   /// own measurements; a family not listed runs at `memory`'s efficiency.
   std::map<std::string, MemoryEfficiency, std::less<>> passes;
+  /// 1x1 unstrided convolutions with batches below this run as one GEMM per image, not as a
+  /// convolution kernel, and are priced as those GEMMs (models/compute/conv_as_gemm.h); 0: none.
+  /// `dnnperf fit` sets 16 for PyTorch's CPU backend on one thread, which routes exactly these
+  /// convolutions to its im2col-and-GEMM code.
+  std::int64_t pointwise_conv_gemm_below_batch = 0;
 };
 
 /// A point-to-point path: bandwidth in bytes/s per direction and per endpoint, latency in s.

@@ -126,25 +126,49 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
   const ProfileComputeModel model(hw);
-  step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty();
+  const DeviceSpec& d = hw.device;
+  step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty() || d.gemm.residual_sigma > 0 || d.conv.residual_sigma > 0 ||
+                    d.memory.residual_sigma > 0;
   ExecutionOptions execution;
   execution.allow_tf32 = config.precision == Precision::tf32;
   if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))
     throw InputError("hardware '" + hw.name + "' (" + hw.device.model + ") has no TF32 tensor cores");
   step.seconds.reserve(step.kernels.size());
   // Networks repeat their layers (96 identical ones in GPT-3): price each distinct kernel once.
-  std::unordered_map<KernelKey, std::array<double, 3>, KernelKeyHash> priced;
+  struct Priced {
+    double seconds = 0;
+    ProfileComputeModel::Uncertainty uncertainty;
+  };
+  std::unordered_map<KernelKey, Priced, KernelKeyHash> priced;
   priced.reserve(step.kernels.size() / 4 + 16);
+  // The step's spread in log terms: shared family errors add up, a kernel's own average out
+  // (models/compute/error_family.h). With w = t / total and shares s, spreads sigma per kernel:
+  //   var = sum over families (sum of w * s)^2 + sum over kernels w^2 (sigma^2 - s^2).
+  std::unordered_map<std::string, double> family_shared;  // sum of t * s per family
+  double own = 0, total = 0;
   for (const Kernel& k : step.kernels) {
     auto [it, fresh] = priced.try_emplace(kernel_key(k));
     if (fresh) {
-      it->second[0] = model.seconds(k, execution);
-      if (step.calibrated) std::tie(it->second[1], it->second[2]) = model.interval(k, execution);
+      it->second.seconds = model.seconds(k, execution);
+      if (step.calibrated) it->second.uncertainty = model.uncertainty(k, execution);
     }
-    step.seconds.push_back(it->second[0]);
+    const double t = it->second.seconds;
+    step.seconds.push_back(t);
+    total += t;
     if (step.calibrated) {
-      step.low.push_back(it->second[1]);
-      step.high.push_back(it->second[2]);
+      const ProfileComputeModel::Uncertainty& u = it->second.uncertainty;
+      family_shared[u.family] += t * u.shared;
+      own += t * t * (u.sigma * u.sigma - u.shared * u.shared);
+    }
+  }
+  if (step.calibrated && total > 0) {
+    double variance = own;
+    for (const auto& [family, shared] : family_shared) variance += shared * shared;
+    const double spread = 1.96 * std::sqrt(std::max(variance, 0.0)) / total;
+    step.compute_log_spread = spread / 1.96;
+    for (const double t : step.seconds) {
+      step.low.push_back(t * std::exp(-spread));
+      step.high.push_back(t * std::exp(spread));
     }
   }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
@@ -199,8 +223,7 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
                                                       allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element,
                                                       step.copy_seconds_per_byte);
     if (step.calibrated) {
-      // The interval: every kernel and all-reduce at its lower, then its upper bound — a
-      // conservative envelope, since it assumes their errors move together.
+      // The interval: every kernel at the step's bounds (price_step), every all-reduce at its own.
       p.iteration_low_s = simulate_data_parallel(graph, step.kernels, step.low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
       p.iteration_high_s = simulate_data_parallel(graph, step.kernels, step.high, plan, allreduce_pricer(hw, plan, IntervalBound::high),

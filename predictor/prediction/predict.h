@@ -63,8 +63,11 @@ struct Prediction {
 struct PricedStep {
   std::vector<Kernel> kernels;
   std::vector<double> seconds;
-  /// 95% bounds of each kernel's time, when the profile is calibrated (empty otherwise).
+  /// Each kernel's time at the 95% bounds of the step's compute time, when the profile is
+  /// calibrated (empty otherwise): every kernel scaled by exp(-+1.96 compute_log_spread), where the
+  /// spread adds the errors kernels of a family share and lets their own average out.
   std::vector<double> low, high;
+  double compute_log_spread = 0;
   bool calibrated = false;
   double gradient_bytes_per_element = 4;
   /// A 25 MiB copy's time per byte on the device: DDP's bucket copies.

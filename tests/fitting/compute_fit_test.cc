@@ -32,7 +32,7 @@ TEST_CASE("The regression family recovers a power law and reports honest held-ou
     samples.push_back({k, "gemm", 2e-11 * std::pow(k.flops, 0.95) * std::pow(static_cast<double>(k.gemm.k), -0.1) * std::exp(noise(rng))});
   const RegressionFit f = fit_regression("gemm", samples);
   REQUIRE(f.converged);
-  CHECK(f.held_out.count == 150);
+  CHECK(f.held_out.count == 3 * 150);  // each shape held out once in each of three shuffles
   CHECK(f.held_out.mape < 4.0);
   CHECK(f.held_out.coverage > 0.85);
   CHECK(std::find(f.model.features.begin(), f.model.features.end(), "log_k") != f.model.features.end());
@@ -106,4 +106,36 @@ TEST_CASE("Shape features tell pointwise and depthwise convolutions from the res
   const Kernel g = gemm_kernel(Phase::forward, {64, 64, 64, 1, false, false}, DType::f32);
   CHECK(regression_feature(g, "pointwise") == 0.0);
   CHECK(regression_feature(g, "depthwise") == 0.0);
+}
+
+TEST_CASE("The shared part of held-out errors is told from each kernel's own", "[fitting][compute]") {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> family_shift(0.0, 0.3), own(0.0, 0.2);
+  std::vector<std::pair<std::string, double>> shared, independent;
+  for (int f = 0; f < 60; ++f) {
+    const double shift = family_shift(rng);
+    for (int i = 0; i < 3 + f % 8; ++i) {
+      shared.emplace_back("family " + std::to_string(f), shift + own(rng));
+      independent.emplace_back("family " + std::to_string(f), own(rng));
+    }
+  }
+  CHECK(shared_log_sigma(shared) == Approx(0.3).margin(0.07));
+  CHECK(shared_log_sigma(independent) < 0.07);
+  CHECK(shared_log_sigma({{"one", 0.5}, {"one", -0.5}}) == 0.0);  // one family: nothing to compare
+}
+
+TEST_CASE("Regression features see vector lanes, images and PyTorch's small-batch 1x1 path", "[fitting][compute]") {
+  const auto conv = [](std::int64_t n, std::int64_t c, std::int64_t k, std::int64_t r) {
+    ConvShape s;
+    s.n = n, s.c = c, s.h = s.w = 8, s.k = k, s.r = s.s = r, s.pad_h = s.pad_w = r / 2;
+    s.p = s.q = 8;
+    return conv_kernel(Phase::forward, s, DType::f32);
+  };
+  CHECK(regression_feature(conv(4, 64, 128, 3), "in_lane_fill") == 0.0);
+  CHECK(regression_feature(conv(4, 3, 128, 3), "in_lane_fill") == Approx(std::log(3.0 / 16)));
+  CHECK(regression_feature(conv(4, 64, 24, 3), "out_lane_fill") == Approx(std::log(24.0 / 32)));
+  CHECK(regression_feature(conv(4, 64, 24, 3), "log_image") == Approx(std::log(64.0)));
+  CHECK(regression_feature(conv(4, 64, 128, 1), "small_batch_pointwise") == 1.0);
+  CHECK(regression_feature(conv(16, 64, 128, 1), "small_batch_pointwise") == 0.0);
+  CHECK(regression_feature(conv(4, 64, 128, 3), "small_batch_pointwise") == 0.0);
 }

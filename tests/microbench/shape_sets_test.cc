@@ -42,6 +42,25 @@ TEST_CASE("DeepBench-style and sampled sets are fixed by their spec", "[shapes]"
   for (const ConvCase& cv : a.convs) CHECK((cv.shape.p > 0 && cv.shape.q > 0 && cv.shape.c % cv.shape.groups == 0));
 }
 
+TEST_CASE("A GFLOP cap keeps every sampled kernel under it without losing any", "[shapes]") {
+  const ShapeSet capped = shape_set("sample:200:3:2"), free = shape_set("sample:200:3");
+  REQUIRE(capped.gemms.size() == 200);
+  REQUIRE(capped.convs.size() == 200);
+  CHECK(capped.name == "sample:200:3:2");
+  const auto conv_flops = [](const ConvShape& s) { return 2.0 * double(s.n * s.k * (s.c / s.groups) * s.r * s.s) * double(s.p * s.q); };
+  int over = 0, small_images = 0;
+  for (const GemmShape& g : capped.gemms) CHECK(2.0 * double(g.m * g.n) * double(g.k * g.batch) <= 2e9);
+  for (const ConvCase& c : capped.convs) {
+    CHECK(conv_flops(c.shape) <= 2e9);
+    CHECK(c.shape.n >= 1);
+    small_images += c.shape.h < 7;
+  }
+  for (const ConvCase& c : free.convs) over += conv_flops(c.shape) > 2e9;
+  CHECK(over > 0);          // without the cap the same draw holds kernels above it
+  CHECK(small_images > 0);  // images below 7x7, as in CNNs' last stages at small inputs
+  CHECK_THROWS_WITH(shape_set("sample:10:1:0"), Catch::Contains("the GFLOP cap must be a positive integer"));
+}
+
 TEST_CASE("Bad shape-set specs are reported", "[shapes][errors]") {
   CHECK_THROWS_WITH(shape_set("imagenet"), Catch::Contains("unknown shape set 'imagenet'"));
   CHECK_THROWS_WITH(shape_set("sample:x"), Catch::Contains("the count must be a positive integer"));

@@ -181,3 +181,21 @@ TEST_CASE("Impossible plans are reported", "[prediction][errors]") {
   CHECK(parse_node_counts("1..4096").size() == 13);
   CHECK(parse_node_counts("2..10:4") == std::vector<int>{2, 6, 10});
 }
+
+TEST_CASE("An iteration's interval adds shared family errors and lets kernels' own average out", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("cpu");
+  const Graph g = network("resnet18", 4);
+  const auto spread = [&](double shared) {
+    for (auto* e : {&hw.device.gemm, &hw.device.conv}) e->residual_sigma = 0.5, e->shared_sigma = shared;
+    hw.device.memory.residual_sigma = 0.5, hw.device.memory.shared_sigma = shared;
+    const Prediction p = predict(g, hw, on(1, 1));
+    CHECK(p.iteration_low_s < p.iteration_s);
+    CHECK(std::log(p.iteration_s / p.iteration_low_s) == Approx(std::log(p.iteration_high_s / p.iteration_s)));
+    return std::log(p.iteration_high_s / p.iteration_s) / 1.96;
+  };
+  const double independent = spread(0.0), half = spread(0.25), together = spread(0.5);
+  CHECK(independent < 0.2);  // a hundred-odd kernels' own errors average out
+  CHECK(independent < half);
+  CHECK(half < together);
+  CHECK(together <= 0.5 + 1e-9);  // never wider than every kernel off by the same factor
+}
