@@ -36,6 +36,9 @@ struct ValidateOptions {
   std::string python = "/usr/bin/python3";
   /// Ground truth measured elsewhere (scripts/gpu_validate.sh): DIR/<case>_run0.json and _run1.json.
   std::string measured;
+  /// Where to keep the ground truth this run measures, under the same names, so that other
+  /// profiles can be judged against the very same runs (`--measured DIR`).
+  std::string save_measured;
 };
 
 /// The file stem scripts/gpu_validate.sh writes a case's runs under.
@@ -99,6 +102,12 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
   }
   std::ifstream in(out);
   const nlohmann::json j = nlohmann::json::parse(in);
+  in.close();
+  if (!o.save_measured.empty()) {
+    std::filesystem::create_directories(o.save_measured);
+    const std::string kept = o.save_measured + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
+    std::filesystem::copy_file(out, kept, std::filesystem::copy_options::overwrite_existing);
+  }
   std::filesystem::remove(out);
   m.ok = true;
   m.median = j.at("median_s");
@@ -216,7 +225,9 @@ void add_validate_command(CLI::App& app) {
   c->add_flag("--inference", o->inference, "validate inference instead of training");
   c->add_option("--timeout", o->timeout, "seconds one ground-truth run may take")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_flag("--json", o->json, "print one JSON object");
-  c->add_option("--measured", o->measured, "use ground truth measured elsewhere (scripts/gpu_validate.sh writes DIR) instead of running PyTorch here");
+  c->add_option("--measured", o->measured, "use ground truth measured elsewhere (scripts/gpu_validate.sh or --save-measured write DIR) instead of running PyTorch here");
+  c->add_option("--save-measured", o->save_measured, "also keep the ground truth measured here in DIR, for judging other profiles on the same runs (--measured DIR)")
+      ->excludes("--measured");
   c->callback([o] { run_validate(*o); });
 }
 

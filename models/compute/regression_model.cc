@@ -24,7 +24,7 @@ const std::vector<std::string>& regression_feature_names() {
                                                  "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
                                                  "log_window", "log_stride", "trans_a", "trans_b", "k_fill",
                                                  "pointwise", "depthwise", "in_lane_fill", "out_lane_fill", "log_image",
-                                                 "small_batch_pointwise"};
+                                                 "small_batch_pointwise", "depthwise_log_flops", "small_batch_pointwise_log_flops"};
   return names;
 }
 
@@ -58,6 +58,9 @@ double regression_feature(const Kernel& k, std::string_view name) {
   // the rate of the rest on the 2-core VM, a population no size feature separates from pointwise
   // convolutions of larger batches, which oneDNN runs.
   if (name == "small_batch_pointwise") return regression_feature(k, "pointwise") > 0 && k.conv.groups == 1 && k.conv.n < 16 ? 1.0 : 0.0;
+  // Those code paths also scale differently with the work, not only start elsewhere.
+  if (name == "depthwise_log_flops") return regression_feature(k, "depthwise") * lg(k.flops);
+  if (name == "small_batch_pointwise_log_flops") return regression_feature(k, "small_batch_pointwise") * lg(k.flops);
   // Direct convolutions vectorise over blocks of input and output channels (GEMMs over k and n):
   // 3 input channels leave 13 of 16 lanes idle, which FLOPs and sizes alone do not say.
   if (name == "in_lane_fill") return lane_fill(k.cls == KernelClass::conv ? k.conv.c / k.conv.groups : g.k);

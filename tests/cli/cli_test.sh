@@ -108,7 +108,11 @@ check fit_per_image_gemms 0 'per_image_gemm +analytic' -- "$bin" fit "$torchmeas
 check fit_family_bad 1 "unknown kernel class 'pool'" -- "$bin" fit "$torchmeas" --family pool=analytic -o "$tmp/fam2.json"
 check score_no_kernels 1 'no usable GEMM, convolution or memory-pass measurements' -- "$bin" score --hardware cpu "$meas"
 check score_missing 1 'cannot open the measurement file' -- "$bin" score --hardware cpu /nonexistent/k.jsonl
-check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
+check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt"
+# The kept ground truth judges another profile on the very same runs.
+[ -f "$tmp/gt/resnet18_b2_p1_train_run0.json" ] && [ -f "$tmp/gt/resnet18_b2_p1_train_run1.json" ] && echo "ok   validate_saved" || { echo "FAIL validate_saved"; fail=1; }
+check validate_on_saved 0 'MAPE .* over 1 cases' -- "$bin" validate --hardware a100 --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
+check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
 check predict_library_missing 1 "no fitted allreduce model of gloo's own choice .*torch_comm_bench" -- "$bin" predict -n resnet18 -b 2 --gpus-per-node 2 --hardware "$tmp/fitted.json" --allreduce gloo
