@@ -221,7 +221,7 @@ def measure(call, device, target, flush=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED], square:N,... (GEMMs and convolutions)")
+    parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], square:N,... (GEMMs and convolutions)")
     parser.add_argument("--memory-sizes", default="", help="also memory-bound passes over these buffer sizes in bytes, e.g. 4096,1048576")
     parser.add_argument("--batch", type=int, default=32, help="batch for zoo:NETWORK")
     parser.add_argument("-o", "--output", required=True)

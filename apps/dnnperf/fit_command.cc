@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <set>
 
@@ -19,7 +18,6 @@
 #include "models/comm/allreduce.h"
 #include "models/compute/analytic_model.h"
 #include "models/compute/conv_as_gemm.h"
-#include "models/compute/profile_model.h"
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
 #include "predictor/hardware/fitted_sections.h"

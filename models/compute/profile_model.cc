@@ -71,15 +71,17 @@ ProfileComputeModel::Uncertainty ProfileComputeModel::uncertainty(const Kernel& 
   } else {
     m = regression_for(k);
   }
-  const DeviceSpec& d = profile_.device;
-  double shared = d.memory.shared_sigma;
-  if (m) shared = m->shared_sigma;
-  else if (k.cls == KernelClass::gemm) shared = d.gemm.shared_sigma;
-  else if (k.cls == KernelClass::conv) shared = d.conv.shared_sigma;
-  else if (!k.pass.empty())
-    if (const auto it = d.passes.find(k.pass); it != d.passes.end()) shared = it->second.shared_sigma;
-  u.shared = std::min(u.sigma, shared);
+  u.shared = std::min(u.sigma, m ? m->shared_sigma : analytic_spread(k).second);
   return u;
+}
+
+std::pair<double, double> ProfileComputeModel::analytic_spread(const Kernel& k) const {
+  const DeviceSpec& d = profile_.device;
+  if (k.cls == KernelClass::gemm) return {d.gemm.residual_sigma, d.gemm.shared_sigma};
+  if (k.cls == KernelClass::conv) return {d.conv.residual_sigma, d.conv.shared_sigma};
+  if (!k.pass.empty())
+    if (const auto it = d.passes.find(k.pass); it != d.passes.end()) return {it->second.residual_sigma, it->second.shared_sigma};
+  return {d.memory.residual_sigma, d.memory.shared_sigma};
 }
 
 std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const ExecutionOptions& options) const {
@@ -91,12 +93,7 @@ std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const E
   }
   if (const RegressionModel* m = regression_for(k)) return m->interval(k);
   const double t = analytic_.seconds(k, options);
-  const DeviceSpec& d = profile_.device;
-  double sigma = d.memory.residual_sigma;
-  if (k.cls == KernelClass::gemm) sigma = d.gemm.residual_sigma;
-  else if (k.cls == KernelClass::conv) sigma = d.conv.residual_sigma;
-  else if (!k.pass.empty())
-    if (const auto it = d.passes.find(k.pass); it != d.passes.end()) sigma = it->second.residual_sigma;
+  const double sigma = analytic_spread(k).first;
   return {t * std::exp(-1.96 * sigma), t * std::exp(1.96 * sigma)};
 }
 

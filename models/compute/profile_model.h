@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "models/compute/analytic_model.h"
 #include "models/compute/regression_model.h"
@@ -41,6 +42,8 @@ class ProfileComputeModel final : public ComputeModel {
  private:
   const double* measured_time(const Kernel& kernel) const;
   const RegressionModel* regression_named(std::string_view kernel_class, DType dtype) const;
+  /// The analytic class's held-out spread of `kernel` and the part its family shares.
+  std::pair<double, double> analytic_spread(const Kernel& kernel) const;
   /// The regression fitted to convolutions run as per-image GEMMs (class per_image_gemm), if any.
   const RegressionModel* per_image_regression(const Kernel& gemm) const;
 
