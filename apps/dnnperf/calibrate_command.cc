@@ -18,7 +18,7 @@ struct Options {
   std::string device = "cpu";
   std::string hardware;
   double time_budget = 540;
-  std::string shapes = "sample:600:1:2";
+  std::string shapes;  // default: sample:600:1:GFLOP, GFLOP the device's cap (max_gflop)
   int threads = 1;
   std::string procs;  // process counts for torch.distributed all-reduce measurements, e.g. "2"
   std::vector<std::string> networks;  // also their exact GEMMs and convolutions
@@ -90,10 +90,14 @@ void run(const Options& o) {
                      " --resume --time-budget " + fixed(comm_budget, 0) + " -o " + quote(collectives)) != 0)
       throw InputError("the all-reduce measurements failed (see above); rerun to resume");
   }
+  // The largest kernel worth timing: a second on one CPU thread, a few milliseconds on a GPU.
+  const int max_gflop = o.device == "cuda" ? 200 : 2;
+  const std::string max_flops = " --max-flops " + std::to_string(max_gflop) + "e9";
+  const std::string shapes = o.shapes.empty() ? "sample:600:1:" + std::to_string(max_gflop) : o.shapes;
   const double left = o.time_budget - kFitReserve - elapsed();
   if (left > 10 &&
-      run_step("GEMMs and convolutions of " + o.shapes + " (" + fixed(left, 0) + " s at most)",
-               o.python + " " + quote(script) + " --shapes " + o.shapes + " --max-flops 2e9" + cold + common + " --time-budget " + fixed(left, 0) +
+      run_step("GEMMs and convolutions of " + shapes + " (" + fixed(left, 0) + " s at most)",
+               o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + common + " --time-budget " + fixed(left, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   std::vector<std::string> files{memory};
@@ -104,7 +108,7 @@ void run(const Options& o) {
     const std::string exact = work + "/torch_" + o.device + "_exact_" + network + ".jsonl";
     if (run_step("the exact GEMMs and convolutions of " + spec + " at batch " + std::to_string(o.batch),
                  o.python + " " + quote(script) + " --shapes " + quote("zoo:" + spec) + " --batch " + std::to_string(o.batch) +
-                     " --max-flops 2e9" + cold + common + " --dnnperf " + quote(self) + " -o " + quote(exact)) != 0)
+                     max_flops + cold + common + " --dnnperf " + quote(self) + " -o " + quote(exact)) != 0)
       throw InputError("the measurements of " + network + "'s kernels failed (see above); rerun to resume");
     files.push_back(exact);
   }
@@ -123,7 +127,7 @@ void add_calibrate_command(CLI::App& app) {
   c->add_option("--device", o->device, "cpu or cuda")->capture_default_str();
   c->add_option("--hardware", o->hardware, "base profile to calibrate (default for cpu: cpu; required for cuda)");
   c->add_option("--time-budget", o->time_budget, "seconds for measuring and fitting together (resumable: rerun to continue)")->capture_default_str();
-  c->add_option("--shapes", o->shapes, "the generic shape set for GEMMs and convolutions")->capture_default_str();
+  c->add_option("--shapes", o->shapes, "the generic shape set for GEMMs and convolutions (default: sample:600:1:2 on a CPU, sample:600:1:200 on CUDA: every kernel under 2 or 200 GFLOP)");
   c->add_option("--threads", o->threads, "CPU threads the framework uses")->capture_default_str();
   c->add_option("--procs", o->procs, "also measure all-reduce through torch.distributed (gloo on cpu, NCCL on cuda) on these process counts, e.g. 2 or 2,4");
   c->add_option("--networks", o->networks, "also measure these zoo networks' exact GEMMs and convolutions (after the generic set, outside the time budget) and price them by their measured time")
