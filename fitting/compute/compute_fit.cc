@@ -233,8 +233,7 @@ bool solve_stage_once(DeviceSpec& device, const std::vector<const ComputeSample*
     // of few passes sends it to exp(4000), and the model's times to infinity.
     problem.SetParameterLowerBound(p.data(), 1, 0.0);
     problem.SetParameterUpperBound(p.data(), 1, std::log(1e12));
-  }
-  if (stage == Stage::memory) {  // a cache between 32 KiB and 4 GiB; overflowing it costs 1.01x to 100x
+    // A cache between 32 KiB and 4 GiB; overflowing it costs 1.01x to 100x.
     problem.SetParameterLowerBound(p.data(), 3, std::log(32768.0));
     problem.SetParameterUpperBound(p.data(), 3, std::log(4294967296.0));
     problem.SetParameterLowerBound(p.data(), 4, std::log(0.01));
