@@ -165,7 +165,6 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     double variance = own;
     for (const auto& [family, shared] : family_shared) variance += shared * shared;
     const double spread = 1.96 * std::sqrt(std::max(variance, 0.0)) / total;
-    step.compute_log_spread = spread / 1.96;
     for (const double t : step.seconds) {
       step.low.push_back(t * std::exp(-spread));
       step.high.push_back(t * std::exp(spread));

@@ -64,10 +64,9 @@ struct PricedStep {
   std::vector<Kernel> kernels;
   std::vector<double> seconds;
   /// Each kernel's time at the 95% bounds of the step's compute time, when the profile is
-  /// calibrated (empty otherwise): every kernel scaled by exp(-+1.96 compute_log_spread), where the
-  /// spread adds the errors kernels of a family share and lets their own average out.
+  /// calibrated (empty otherwise): every kernel scaled by the same factor, from a spread that adds
+  /// the errors kernels of a family share and lets their own average out.
   std::vector<double> low, high;
-  double compute_log_spread = 0;
   bool calibrated = false;
   double gradient_bytes_per_element = 4;
   /// A 25 MiB copy's time per byte on the device: DDP's bucket copies.
