@@ -27,6 +27,9 @@ constexpr int kFolds = 5;
 // luck of the split (on 200 convolutions, a feature worth 3 points of MAPE came and went with
 // it), so each candidate is scored over this many shuffles.
 constexpr int kRegressionShuffles = 3;
+// Enough for a second-order surface in the sizes and the code-path terms on top; selection stops
+// earlier where a feature no longer lowers the held-out error.
+constexpr std::size_t kMaxRegressionFeatures = 14;
 
 std::optional<Kernel> kernel_of(const bench::Record& r) {
   const auto dtype = parse_dtype(r.dtype == "tf32" ? "f32" : r.dtype);
@@ -325,6 +328,26 @@ bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& tra
   return any;
 }
 
+// The sum a regression's selection minimises; a step must lower it by this much to count.
+double selection_score(const ErrorStats& e) { return e.mape + e.weighted; }
+constexpr double kSelectionStep = 0.4;
+
+std::int64_t regression_blocking(const std::vector<ComputeSample>& samples) {
+  // A fixed surface in the sizes, with and without the share of n and k outside whole blocks, for
+  // each candidate blocking: the best keeps its place only where those shares explain something.
+  RegressionModel reference;
+  reference.features = {"one", "log_flops", "log_bytes", "log_m", "log_n", "log_k", "log_min_dim", "log_flops_squared"};
+  double best = selection_score(cross_validate_regression(reference, samples)) - kSelectionStep;
+  std::int64_t chosen = 0;
+  reference.features.insert(reference.features.end(), {"m_block_remainder", "n_block_remainder", "k_block_remainder", "nk_block_remainder"});
+  for (const std::int64_t block : {8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256}) {
+    reference.blocking = block;
+    const ErrorStats e = cross_validate_regression(reference, samples);
+    if (e.count && selection_score(e) < best) best = selection_score(e), chosen = block;
+  }
+  return chosen;
+}
+
 }  // namespace
 
 ComputeData load_compute_data(const std::vector<std::string>& files) {
@@ -399,19 +422,21 @@ RegressionFit fit_regression(const std::string& kernel_class, const std::vector<
     return out;
   }
   out.model.dtype = samples.front().kernel.dtype;
+  out.model.blocking = regression_blocking(samples);
   // Greedy forward selection by cross-validated error, never by training error.
   out.model.features = {"one", "log_flops"};
   ErrorStats best = cross_validate_regression(out.model, samples);
   const auto& names = regression_feature_names();
-  while (out.model.features.size() < 10) {
+  while (out.model.features.size() < kMaxRegressionFeatures) {
     std::string pick;
     ErrorStats pick_stats = best;
     for (const std::string& f : names) {
       if (std::find(out.model.features.begin(), out.model.features.end(), f) != out.model.features.end()) continue;
+      if (is_blocking_feature(f) && out.model.blocking == 0) continue;
       RegressionModel candidate = out.model;
       candidate.features.push_back(f);
       const ErrorStats e = cross_validate_regression(candidate, samples);
-      if (e.count && e.mape + e.weighted < pick_stats.mape + pick_stats.weighted - 0.4) pick = f, pick_stats = e;
+      if (e.count && selection_score(e) < selection_score(pick_stats) - kSelectionStep) pick = f, pick_stats = e;
     }
     if (pick.empty()) break;
     out.model.features.push_back(pick);

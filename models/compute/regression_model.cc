@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "predictor/common/dtype.h"
 #include "predictor/common/error.h"
 
 namespace dnnperf {
@@ -17,6 +18,18 @@ double lane_fill(std::int64_t x) {
   return std::log(static_cast<double>(std::max<std::int64_t>(x, 1)) / (16.0 * std::max(blocks, 1.0)));
 }
 
+// The share of x outside whole blocks of `block` (0 for multiples, 1 below one block).
+double block_remainder(std::int64_t x, std::int64_t block) {
+  if (block <= 0 || x <= 0) return 0.0;
+  return static_cast<double>(x % block) / static_cast<double>(x);
+}
+
+// Whether rows of x elements end off a 16-byte boundary: vector loads of such operands split.
+double misaligned(std::int64_t x, DType dtype) {
+  const std::int64_t per_16_bytes = std::max(1, 16 / std::max(1, dtype_bytes(dtype)));
+  return x % per_16_bytes != 0 ? 1.0 : 0.0;
+}
+
 }  // namespace
 
 const std::vector<std::string>& regression_feature_names() {
@@ -24,11 +37,17 @@ const std::vector<std::string>& regression_feature_names() {
                                                  "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
                                                  "log_window", "log_stride", "trans_a", "trans_b", "k_fill",
                                                  "pointwise", "depthwise", "in_lane_fill", "out_lane_fill", "log_image",
-                                                 "small_batch_pointwise", "depthwise_log_flops", "small_batch_pointwise_log_flops"};
+                                                 "small_batch_pointwise", "depthwise_log_flops", "small_batch_pointwise_log_flops",
+                                                 "log_m_squared", "log_n_squared", "log_k_squared", "log_m_log_n", "log_m_log_k",
+                                                 "log_n_log_k", "m_misaligned", "n_misaligned", "k_misaligned",
+                                                 "m_block_remainder", "n_block_remainder", "k_block_remainder",
+                                                 "nk_block_remainder"};
   return names;
 }
 
-double regression_feature(const Kernel& k, std::string_view name) {
+bool is_blocking_feature(std::string_view name) { return name.ends_with("_block_remainder"); }
+
+double regression_feature(const Kernel& k, std::string_view name, std::int64_t blocking) {
   const GemmShape g = implicit_gemm(k);
   const double bytes = k.bytes_read + k.bytes_written;
   if (name == "one") return 1.0;
@@ -68,6 +87,22 @@ double regression_feature(const Kernel& k, std::string_view name) {
   // Per-image output pixels: GEMM-based convolutions (im2col, PyTorch's small-batch 1x1 path) run
   // one GEMM per image, whose efficiency follows the image, not the batch times the image.
   if (name == "log_image") return k.cls == KernelClass::conv ? lg(static_cast<double>(k.conv.p * k.conv.q)) : 0.0;
+  // Efficiency is not a power law of each dimension: it ramps and saturates, which a second-order
+  // surface in the logs follows (scaled as log_flops_squared, for the solver's conditioning).
+  const double lm = lg(static_cast<double>(g.m)), ln = lg(static_cast<double>(g.n)), lk = lg(static_cast<double>(g.k));
+  if (name == "log_m_squared") return lm * lm / 10.0;
+  if (name == "log_n_squared") return ln * ln / 10.0;
+  if (name == "log_k_squared") return lk * lk / 10.0;
+  if (name == "log_m_log_n") return lm * ln / 10.0;
+  if (name == "log_m_log_k") return lm * lk / 10.0;
+  if (name == "log_n_log_k") return ln * lk / 10.0;
+  if (name == "m_misaligned") return misaligned(g.m, k.dtype);
+  if (name == "n_misaligned") return misaligned(g.n, k.dtype);
+  if (name == "k_misaligned") return misaligned(g.k, k.dtype);
+  if (name == "m_block_remainder") return block_remainder(g.m, blocking);
+  if (name == "n_block_remainder") return block_remainder(g.n, blocking);
+  if (name == "k_block_remainder") return block_remainder(g.k, blocking);
+  if (name == "nk_block_remainder") return block_remainder(g.n, blocking) * block_remainder(g.k, blocking);
   throw InputError("unknown regression feature '" + std::string(name) + "'");
 }
 
@@ -80,7 +115,7 @@ std::string regression_class(const Kernel& k) {
 std::vector<double> RegressionModel::feature_values(const Kernel& k) const {
   std::vector<double> v;
   v.reserve(features.size());
-  for (const std::string& f : features) v.push_back(regression_feature(k, f));
+  for (const std::string& f : features) v.push_back(regression_feature(k, f, blocking));
   return v;
 }
 

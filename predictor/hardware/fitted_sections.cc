@@ -84,7 +84,7 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
 nlohmann::json compute_regression_section(const std::vector<RegressionModel>& models) {
   nlohmann::json out = nlohmann::json::array();
   for (const RegressionModel& m : models)
-    out.push_back({{"class", m.kernel_class}, {"dtype", dtype_name(m.dtype)}, {"features", m.features}, {"weights", m.weights},
+    out.push_back({{"class", m.kernel_class}, {"dtype", dtype_name(m.dtype)}, {"features", m.features}, {"blocking", m.blocking}, {"weights", m.weights},
                    {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}, {"shared_sigma", m.shared_sigma}});
   return out;
 }
@@ -109,6 +109,10 @@ std::vector<RegressionModel> read_compute_regression_section(const nlohmann::jso
       if (std::find(known.begin(), known.end(), name) == known.end()) r.fail("features", "has unknown feature '" + name + "'");
       m.features.push_back(name);
     }
+    m.blocking = r.integer("blocking", 0);
+    if (m.blocking < 0) r.fail("blocking", "must not be negative");
+    for (const std::string& f : m.features)
+      if (is_blocking_feature(f) && m.blocking == 0) r.fail("blocking", "must be positive: feature '" + f + "' divides by it");
     for (const auto& w : r.at("weights")) {
       if (!w.is_number() || !std::isfinite(w.get<double>())) r.fail("weights", "must hold finite numbers");
       m.weights.push_back(w.get<double>());

@@ -86,6 +86,13 @@ check fit_compute 0 'regression chosen for' -- "$bin" fit "$torchmeas" "$meas" -
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
+# A remainder feature without the blocking it divides by is refused, naming the field.
+/usr/bin/python3 -c "
+import json,sys
+p=json.load(open(sys.argv[1])); m=p['compute_regression'][0]
+m['features'].append('n_block_remainder'); m['weights'].append(0.1); m['covariance']=[]; m['blocking']=0
+json.dump(p,open(sys.argv[2],'w'))" "$tmp/both.json" "$tmp/noblock.json"
+check profile_blocking_missing 1 'blocking.*must be positive' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/noblock.json" --summary
 # score: a generic fit priced on ResNet-18's own kernels (measured separately), per class and in all
 resmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_resnet18.jsonl"
 check score 0 'all +regression' -- "$bin" score --hardware "$tmp/both.json" "$resmeas" --points "$tmp/score.csv"

@@ -139,3 +139,36 @@ TEST_CASE("Regression features see vector lanes, images and PyTorch's small-batc
   CHECK(regression_feature(conv(16, 64, 128, 1), "small_batch_pointwise") == 0.0);
   CHECK(regression_feature(conv(4, 64, 128, 3), "small_batch_pointwise") == 0.0);
 }
+
+TEST_CASE("Regression features see cache blocks, row alignment and second-order size terms", "[fitting][compute]") {
+  const Kernel g = gemm_kernel(Phase::forward, {100, 50, 9215, 1, false, true}, DType::f32);
+  CHECK(regression_feature(g, "n_block_remainder", 48) == Approx(2.0 / 50));
+  CHECK(regression_feature(g, "k_block_remainder", 48) == Approx(47.0 / 9215));
+  CHECK(regression_feature(g, "m_block_remainder", 48) == Approx(4.0 / 100));
+  CHECK(regression_feature(g, "nk_block_remainder", 48) == Approx(2.0 / 50 * 47.0 / 9215));
+  CHECK(regression_feature(g, "n_block_remainder") == 0.0);  // no blocking chosen: no such term
+  CHECK(regression_feature(gemm_kernel(Phase::forward, {100, 40, 64, 1, false, false}, DType::f32), "n_block_remainder", 48) == 1.0);
+  CHECK(regression_feature(g, "k_misaligned") == 1.0);  // 9215 floats: rows end off 16 bytes
+  CHECK(regression_feature(g, "n_misaligned") == 1.0);  // 50 floats: 200 bytes
+  CHECK(regression_feature(gemm_kernel(Phase::forward, {100, 52, 8, 1, false, false}, DType::f32), "n_misaligned") == 0.0);
+  CHECK(regression_feature(gemm_kernel(Phase::forward, {100, 50, 8, 1, false, false}, DType::f16), "n_misaligned") == 1.0);  // 8 halves per 16 bytes
+  CHECK(regression_feature(g, "log_m_log_n") == Approx(std::log(100.0) * std::log(50.0) / 10));
+  CHECK(is_blocking_feature("nk_block_remainder"));
+  CHECK_FALSE(is_blocking_feature("k_misaligned"));
+}
+
+TEST_CASE("The regression finds a library's blocking factor from the clean-up code's cost", "[fitting][compute]") {
+  // A BLAS that runs whole blocks of 48 columns at full rate and the rest at a third of it.
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> noise(0.0, 0.03);
+  std::vector<ComputeSample> samples;
+  for (const Kernel& k : gemms(240, 3)) {
+    const double rest = static_cast<double>(k.gemm.n % 48) / static_cast<double>(k.gemm.n);
+    samples.push_back({k, "gemm", 2e-11 * k.flops * (1 - rest + 3 * rest) * std::exp(noise(rng))});
+  }
+  const RegressionFit f = fit_regression("gemm", samples);
+  REQUIRE(f.converged);
+  CHECK(f.model.blocking == 48);
+  CHECK(std::find(f.model.features.begin(), f.model.features.end(), "n_block_remainder") != f.model.features.end());
+  CHECK(f.held_out.mape < 6.0);
+}
