@@ -234,6 +234,8 @@ def main():
     parser.add_argument("--cold", action="store_true",
                         help="evict the caches before every repetition of a GEMM or convolution (as in a training step); "
                              "the records say so in their layout")
+    parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
+                        "as dnnperf validate passes them); instead of --shapes")
     parser.add_argument("--dnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "dnnperf"))
     args = parser.parse_args()
     if args.device.startswith("cuda") and not torch.cuda.is_available():
@@ -250,13 +252,21 @@ def main():
             print(f"torch_bench: cannot get the shape set from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
             return 1
         kernels = json.loads(listed)
+    if args.kernels:
+        try:
+            with open(args.kernels) as f:
+                listed = json.load(f)
+            kernels += [{"op": k["op"], "params": k["params"]} for k in listed]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"torch_bench: {args.kernels}: not a list of kernels with op and params: {e}", file=sys.stderr)
+            return 1
     for size in [int(s) for s in args.memory_sizes.split(",") if s]:
         if size < 4096 or size % 4096:
             raise SystemExit(f"torch_bench: memory size {size} must be a positive multiple of 4096 bytes")
         for op in MEMORY_OPS:
             kernels.append({"op": op, "params": {"bytes": size}})
     if not kernels:
-        raise SystemExit("torch_bench: nothing to measure (give --shapes and/or --memory-sizes)")
+        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels and/or --memory-sizes)")
     layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
     flush = CacheFlush(args.device) if args.cold else None
     if args.device.startswith("cuda"):

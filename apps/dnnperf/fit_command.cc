@@ -1,11 +1,13 @@
 #include "apps/dnnperf/fit_command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -25,6 +27,26 @@
 
 namespace dnnperf::cli {
 namespace {
+
+// Per GEMM and convolution class, four measured kernels spread over the times of those that take
+// 0.2-20 ms (long enough to time well, short enough to re-time in seconds): `validate` times them
+// again to tell the machine's drift from the model's error.
+std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitting::ComputeSample>& samples) {
+  std::map<std::string, std::vector<const fitting::ComputeSample*>> by_class;
+  for (const fitting::ComputeSample& s : samples)
+    if ((s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) && s.kernel_class != "per_image_gemm" && s.seconds >= 2e-4 && s.seconds <= 2e-2)
+      by_class[s.kernel_class].push_back(&s);
+  std::vector<std::pair<Kernel, double>> out;
+  for (auto& [cls, of_class] : by_class) {
+    std::sort(of_class.begin(), of_class.end(), [](const auto* a, const auto* b) { return a->seconds < b->seconds; });
+    constexpr std::size_t kPerClass = 4;
+    for (std::size_t i = 0; i < std::min(kPerClass, of_class.size()); ++i) {
+      const auto* s = of_class[(2 * i + 1) * of_class.size() / (2 * kPerClass)];
+      out.emplace_back(s->kernel, s->seconds);
+    }
+  }
+  return out;
+}
 
 // The share of the roofline's time-weighted held-out error a regression must stay under to
 // replace it (fit --family both).
@@ -205,6 +227,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
                       {"dram_slowdown", e.dram_slowdown}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
   }
   profile["compute_regression"] = compute_regression_section(chosen);
+  profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));
   if (o.measured_kernels) {
     std::vector<std::pair<Kernel, double>> table;
     for (const fitting::ComputeSample& smp : data.samples)

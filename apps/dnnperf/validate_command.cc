@@ -10,12 +10,16 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/dnnperf/format.h"
+#include "predictor/common/dtype.h"
 #include "predictor/common/error.h"
+#include "predictor/common/kernel_record.h"
+#include "predictor/hardware/fitted_sections.h"
 #include "predictor/import/network_loader.h"
 #include "predictor/prediction/predict.h"
 
@@ -52,6 +56,90 @@ struct Measured {
   std::string error;
 };
 
+/// Runs a shell command; its exit status (-1: not started), with stdout and stderr in `output`.
+int run_command(const std::string& command, std::string& output) {
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return -1;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  return pclose(pipe);
+}
+
+/// How fast the machine runs now against its calibration: the ratio, now over then, of the
+/// profile's reference kernels (median and 10-90% range), or a note saying why there is none.
+struct Drift {
+  std::size_t count = 0;
+  double median = 0, low = 0, high = 0;
+  std::string note;
+};
+
+Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
+  Drift d;
+  if (hw.reference_kernels.empty()) {
+    d.note = "profile '" + hw.name + "' keeps no reference kernels (dnnperf fit writes them)";
+    return d;
+  }
+  const std::string kept_name = "reference_kernels.jsonl";
+  std::string records;
+  if (!o.measured.empty()) {
+    records = o.measured + "/" + kept_name;
+    if (!std::filesystem::exists(records)) {
+      d.note = records + ": not kept with this ground truth";
+      return d;
+    }
+  } else {
+    const auto temp = std::filesystem::temp_directory_path();
+    const std::string list = (temp / ("dnnperf_reference_" + std::to_string(getpid()) + ".json")).string();
+    records = (temp / ("dnnperf_reference_" + std::to_string(getpid()) + ".jsonl")).string();
+    std::ofstream(list) << measured_kernels_section(hw.reference_kernels).dump() << "\n";
+    std::filesystem::remove(records);
+    const bool cpu = hw.device.kind != "gpu";
+    const std::string command = "timeout --kill-after=10 " + std::to_string(o.timeout) + " " + o.python + " '" + std::string(DNNPERF_SOURCE_DIR) +
+                                "/scripts/torch_bench.py' --kernels '" + list + "' --cold --device " + (cpu ? "cpu --threads " + std::to_string(std::max<std::int64_t>(1, hw.device.multiprocessors)) : std::string("cuda")) +
+                                " -o '" + records + "' 2>&1";
+    std::string output;
+    const int status = run_command(command, output);
+    std::filesystem::remove(list);
+    if (status != 0 || !std::filesystem::exists(records)) {
+      while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+      d.note = "re-timing the reference kernels failed: " + (output.empty() ? "status " + std::to_string(status) : output.substr(output.rfind('\n') + 1));
+      return d;
+    }
+    if (!o.save_measured.empty()) {
+      std::filesystem::create_directories(o.save_measured);
+      std::filesystem::copy_file(records, o.save_measured + "/" + kept_name, std::filesystem::copy_options::overwrite_existing);
+    }
+  }
+  std::map<MatrixKernelKey, double> then;
+  for (const auto& [k, seconds] : hw.reference_kernels) then[matrix_kernel_key(k)] = seconds;
+  std::vector<double> ratios;
+  std::ifstream in(records);
+  std::string line;
+  while (std::getline(in, line)) {
+    try {
+      const nlohmann::json r = nlohmann::json::parse(line);
+      if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
+      const auto dtype = parse_dtype(r.at("dtype").get<std::string>());
+      const std::optional<Kernel> k = dtype ? matrix_kernel_of(r.at("op"), r.at("params"), *dtype) : std::nullopt;
+      if (!k) continue;
+      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(r.at("seconds").at("median").get<double>() / it->second);
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a line that is no measurement record says nothing of the drift
+    }
+  }
+  if (o.measured.empty()) std::filesystem::remove(records);
+  if (ratios.empty()) {
+    d.note = records + ": no reference kernel re-timed";
+    return d;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  d.count = ratios.size();
+  d.median = ratios[ratios.size() / 2];
+  d.low = ratios[ratios.size() / 10];
+  d.high = ratios[ratios.size() - 1 - ratios.size() / 10];
+  return d;
+}
+
 /// One ground-truth run of scripts/torch_train.py.
 Measured ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
   if (!o.measured.empty()) {
@@ -82,15 +170,12 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
                               " --iterations " + std::to_string(o.iterations) + (o.inference ? " --inference" : "") +
                               " -o '" + out + "' 2>&1";
   Measured m;
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) {
+  std::string output;
+  const int status = run_command(command, output);
+  if (status < 0) {
     m.error = "cannot start " + o.python;
     return m;
   }
-  std::string output;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  const int status = pclose(pipe);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 124) {
     m.error = "the PyTorch run did not finish within " + std::to_string(o.timeout) + " s (--timeout)";
     return m;
@@ -189,8 +274,12 @@ void run_validate(const ValidateOptions& o) {
     s.update({{"mean", sum / static_cast<double>(v.size())}, {"median", v[v.size() / 2]}, {"max", v.back()}});
     return s;
   };
-  const nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
-                                 {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
+  // After the cases, so that the reference kernels see the machine as the last runs did.
+  const Drift drift = machine_drift(o, hw);
+  nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
+                           {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
+  result["machine_drift"] = drift.count ? nlohmann::json{{"reference_kernels", drift.count}, {"median_ratio", drift.median}, {"p10_ratio", drift.low}, {"p90_ratio", drift.high}}
+                                        : nlohmann::json{{"reference_kernels", 0}, {"note", drift.note}};
   int failed = 0;
   for (const auto& c : cases) failed += c.value("status", "") == "failed";
   const auto finish = [&] {
@@ -207,6 +296,12 @@ void run_validate(const ValidateOptions& o) {
     std::cout << "\nMAPE " << fixed(e["mean"], 1) << "%, median " << fixed(e["median"], 1) << "%, max " << fixed(e["max"], 1)
               << "% over " << errors.size() << " cases; run-to-run noise floor: mean " << fixed(n["mean"], 1) << "%, max "
               << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size() << "\n";
+  if (drift.count)
+    std::cout << "machine against its calibration: the profile's " << drift.count << " reference kernels take " << fixed(drift.median, 2)
+              << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)
+              << "x); a prediction error of that size is the machine's, not the model's\n";
+  else
+    std::cout << "machine against its calibration: unknown (" << drift.note << ")\n";
   finish();
 }
 

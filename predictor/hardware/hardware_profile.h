@@ -109,6 +109,10 @@ struct HardwareProfile {
   /// GEMMs and convolutions measured exactly (`dnnperf fit --measured-kernels`): a kernel of the
   /// same shape and type is priced by its measured time, before any model.
   std::vector<std::pair<Kernel, double>> measured_kernels;
+  /// A few of the calibration's own GEMMs and convolutions with the times measured then (`dnnperf
+  /// fit` keeps them): timed again later (`dnnperf validate`), they tell how fast the machine runs
+  /// now against its calibration — a shared VM moves 10-30% between sessions.
+  std::vector<std::pair<Kernel, double>> reference_kernels;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.

@@ -123,6 +123,11 @@ check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" valida
 # The kept ground truth judges another profile on the very same runs.
 [ -f "$tmp/gt/resnet18_b2_p1_train_run0.json" ] && [ -f "$tmp/gt/resnet18_b2_p1_train_run1.json" ] && echo "ok   validate_saved" || { echo "FAIL validate_saved"; fail=1; }
 check validate_on_saved 0 'MAPE .* over 1 cases' -- "$bin" validate --hardware a100 --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
+# A fitted profile keeps reference kernels; validate re-times them beside the cases and keeps them
+# with the ground truth (one live check; judged on runs kept without them, it says so).
+check validate_drift 0 'reference kernels take [0-9.]+x their calibrated time' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt3"
+[ -s "$tmp/gt3/reference_kernels.jsonl" ] && echo "ok   validate_drift_saved" || { echo "FAIL validate_drift_saved"; fail=1; }
+check validate_drift_not_kept 0 'machine against its calibration: unknown .*not kept with this ground truth' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
 check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
