@@ -166,6 +166,36 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   return set;
 }
 
+ShapeSet depthwise_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
+  ShapeSet set;
+  set.name = "depthwise:" + std::to_string(count) + ":" + std::to_string(seed);
+  if (max_flops > 0) set.name += ":" + std::to_string(static_cast<std::int64_t>(max_flops / 1e9));
+  std::mt19937_64 rng(seed);
+  const auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  const auto log_uniform = [&](double lo, double hi) {
+    return static_cast<std::int64_t>(std::llround(std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)))));
+  };
+  const auto pick = [&](const std::vector<std::int64_t>& v) { return v[rng() % v.size()]; };
+  // Channel counts of mobile networks (MobileNetV2's expansions 96-960, EfficientNet's 144-1152).
+  const std::vector<std::int64_t> channels = {16, 24, 32, 48, 64, 96, 144, 192, 240, 384, 480, 576, 672, 960, 1152};
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t r = pick({3, 3, 3, 5, 7});
+    const std::int64_t stride = rng() % 3 == 0 ? 2 : 1;
+    const std::int64_t size = log_uniform(2, 224);
+    const std::int64_t c = pick(channels);
+    ConvShape s = conv(log_uniform(1, 64), c, size, size, c, r, r, stride, r / 2, c);
+    const Phase phase = static_cast<Phase>(rng() % 3);
+    if (max_flops > 0) {
+      const double per_image = 2.0 * static_cast<double>(s.k * s.r * s.s) * static_cast<double>(s.p * s.q);
+      const double images = std::min(static_cast<double>(s.n), std::floor(max_flops / per_image));
+      if (images < 1) { --i; continue; }
+      s.n = static_cast<std::int64_t>(images);
+    }
+    set.convs.push_back({s, phase});
+  }
+  return set;
+}
+
 std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -212,8 +242,9 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     }
     return set;
   }
-  if (spec.rfind("sample:", 0) == 0) {
-    const std::string rest = spec.substr(7);
+  if (spec.rfind("sample:", 0) == 0 || spec.rfind("depthwise:", 0) == 0) {
+    const bool depthwise = spec.rfind("depthwise:", 0) == 0;
+    const std::string rest = spec.substr(depthwise ? 10 : 7);
     const std::size_t colon = rest.find(':');
     const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
     std::uint64_t seed = 1;
@@ -224,9 +255,9 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
       seed = static_cast<std::uint64_t>(parse_positive(tail.substr(0, cap), spec, "the seed"));
       if (cap != std::string_view::npos) max_flops = 1e9 * static_cast<double>(parse_positive(tail.substr(cap + 1), spec, "the GFLOP cap"));
     }
-    return sample(n, seed, max_flops);
+    return depthwise ? depthwise_sample(n, seed, max_flops) : sample(n, seed, max_flops);
   }
-  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]] or square:N,...)");
+  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

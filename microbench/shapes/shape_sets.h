@@ -12,6 +12,9 @@
 //                under that many GFLOP (batches and rows shrink, or the shape is drawn again), so
 //                that a slow device times all N rather than skipping the large ones. (Before
 //                2026-11-30 images started at 7x7; measurement records carry their shapes.)
+//   depthwise:N[:SEED[:GFLOP]]  N depthwise convolutions (3x3 mostly, 5x5 and 7x7; stride 1 or
+//                2; images 2x2 to 224x224; batches from 1), drawn as sample's are: the mobile
+//                networks' most irregular kernels, of which sample draws one in ten
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>

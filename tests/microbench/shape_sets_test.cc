@@ -61,6 +61,24 @@ TEST_CASE("A GFLOP cap keeps every sampled kernel under it without losing any", 
   CHECK_THROWS_WITH(shape_set("sample:10:1:0"), Catch::Contains("the GFLOP cap must be a positive integer"));
 }
 
+TEST_CASE("The depthwise set draws only depthwise convolutions, all three directions, under its cap", "[shapes]") {
+  const ShapeSet d = shape_set("depthwise:120:5:2");
+  REQUIRE(d.convs.size() == 120);
+  CHECK(d.gemms.empty());
+  CHECK(d.name == "depthwise:120:5:2");
+  int phases[3] = {0, 0, 0}, strided = 0;
+  for (const ConvCase& c : d.convs) {
+    CHECK((c.shape.groups == c.shape.c && c.shape.k == c.shape.c && c.shape.groups > 1));
+    CHECK(2.0 * double(c.shape.n * c.shape.k * c.shape.r * c.shape.s) * double(c.shape.p * c.shape.q) <= 2e9);
+    ++phases[static_cast<int>(c.phase)];
+    strided += c.shape.stride_h == 2;
+  }
+  CHECK((phases[0] > 0 && phases[1] > 0 && phases[2] > 0));
+  CHECK(strided > 0);
+  CHECK(shape_set("depthwise:120:5:2").convs.front().shape.c == d.convs.front().shape.c);  // the same for the same seed
+  CHECK_THROWS_WITH(shape_set("depthwise:0"), Catch::Contains("the count must be a positive integer"));
+}
+
 TEST_CASE("Bad shape-set specs are reported", "[shapes][errors]") {
   CHECK_THROWS_WITH(shape_set("imagenet"), Catch::Contains("unknown shape set 'imagenet'"));
   CHECK_THROWS_WITH(shape_set("sample:x"), Catch::Contains("the count must be a positive integer"));
