@@ -10,7 +10,9 @@
 #
 # Cases: CNNs at 224x224 and the transformer encoder at 128 tokens, batches 32 and 128, training
 # and inference; each run 20 timed iterations after warm-up. A case that fails is logged and the
-# others still run.
+# others still run. With PROFILE=path/to/calibrated.json (a profile fitted on this GPU, carried in
+# the tree), its reference kernels are timed again after the cases (measured/reference_kernels.jsonl):
+# `validate --measured` then reports the machine's drift since that calibration.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-gpu-validation}}
@@ -42,5 +44,14 @@ for mode in train inference; do
     done
   done
 done
+if [ -n "${PROFILE:-}" ]; then
+  if $python -c "import json,sys; k=json.load(open(sys.argv[1])).get('reference_kernels', []); assert k; json.dump(k, open(sys.argv[2], 'w'))" \
+       "$PROFILE" "$out/reference_list.json" 2>/dev/null; then
+    timeout 120 $python scripts/torch_bench.py --kernels "$out/reference_list.json" --cold --device cuda -o "$out/measured/reference_kernels.jsonl" \
+      || echo "FAILED: re-timing the reference kernels of $PROFILE"
+  else
+    echo "$PROFILE: no reference kernels to time (a profile from dnnperf fit has them)"
+  fi
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > "$out/gpu.csv" 2>/dev/null || true
 echo "done in $(( $(date +%s) - start )) s, $failed failed runs"
