@@ -105,25 +105,51 @@ ShapeSet deepbench() {
   return set;
 }
 
+/// The seeded draws the sampled sets make: raw 64-bit values, log-uniform sizes, picks from lists.
+class Draws {
+ public:
+  explicit Draws(std::uint64_t seed) : rng_(seed) {}
+  std::uint64_t operator()() { return rng_(); }
+  std::int64_t log_uniform(double lo, double hi) {
+    const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+    return static_cast<std::int64_t>(std::llround(std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)))));
+  }
+  std::int64_t pick(const std::vector<std::int64_t>& v) { return v[rng_() % v.size()]; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+/// "PREFIX:N:SEED[:GFLOP]", the name a sampled set goes by.
+std::string sampled_name(const std::string& prefix, std::int64_t count, std::uint64_t seed, double max_flops) {
+  std::string name = prefix + ":" + std::to_string(count) + ":" + std::to_string(seed);
+  if (max_flops > 0) name += ":" + std::to_string(static_cast<std::int64_t>(max_flops / 1e9));
+  return name;
+}
+
+/// Shrinks a convolution's batch to fit under max_flops (0: no cap); false if one image is over it.
+bool fit_batch_under(ConvShape& s, double max_flops) {
+  if (max_flops <= 0) return true;
+  const double per_image = 2.0 * static_cast<double>(s.k * (s.c / s.groups) * s.r * s.s) * static_cast<double>(s.p * s.q);
+  const double images = std::min(static_cast<double>(s.n), std::floor(max_flops / per_image));
+  if (images < 1) return false;
+  s.n = static_cast<std::int64_t>(images);
+  return true;
+}
+
 ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   ShapeSet set;
-  set.name = "sample:" + std::to_string(count) + ":" + std::to_string(seed);
-  if (max_flops > 0) set.name += ":" + std::to_string(static_cast<std::int64_t>(max_flops / 1e9));
-  std::mt19937_64 rng(seed);
-  const auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  const auto log_uniform = [&](double lo, double hi) {
-    return static_cast<std::int64_t>(std::llround(std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)))));
-  };
-  const auto pick = [&](const std::vector<std::int64_t>& v) { return v[rng() % v.size()]; };
+  set.name = sampled_name("sample", count, seed, max_flops);
+  Draws rng(seed);
   // Half the GEMMs are free shapes; half are one of the three training GEMMs of a random fully
   // connected layer (rows: a batch, or batch x sequence, from 1; features 16-16384), laid out as
   // frameworks call them — where the skinny, transposed products of small batches live
   // (AlexNet's first classifier layer at batch 4 runs at a tenth of a square GEMM's rate on a CPU).
   const auto gemm_flops = [](const GemmShape& g) { return 2.0 * static_cast<double>(g.m * g.n) * static_cast<double>(g.k * g.batch); };
   for (std::int64_t i = 0; i < count; ++i) {
-    GemmShape g{log_uniform(16, 8192), log_uniform(16, 8192), log_uniform(16, 8192), 1, false, false};
+    GemmShape g{rng.log_uniform(16, 8192), rng.log_uniform(16, 8192), rng.log_uniform(16, 8192), 1, false, false};
     if (rng() % 2 == 0) {
-      const std::int64_t rows = log_uniform(1, 8192), in = log_uniform(16, 16384), out = log_uniform(16, 16384);
+      const std::int64_t rows = rng.log_uniform(1, 8192), in = rng.log_uniform(16, 16384), out = rng.log_uniform(16, 16384);
       switch (rng() % 3) {
         case 0: g = {rows, out, in, 1, false, true}; break;   // y = x W^T
         case 1: g = {rows, in, out, 1, false, false}; break;  // dx = dy W
@@ -131,7 +157,7 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
       }
       if (g.m * g.n * g.k > (std::int64_t{1} << 34)) g.m = std::max<std::int64_t>(1, (std::int64_t{1} << 34) / (g.n * g.k));
     } else {
-      if (rng() % 4 == 0) g.batch = log_uniform(2, 64);
+      if (rng() % 4 == 0) g.batch = rng.log_uniform(2, 64);
       g.trans_a = rng() % 3 == 0;
       g.trans_b = rng() % 2 == 0;
     }
@@ -148,19 +174,14 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   const std::vector<std::int64_t> channels = {3, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048};
   // Images from 2x2 (the last stages of CNNs at small inputs) to 224x224.
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::int64_t r = pick({1, 1, 3, 3, 3, 5, 7});
+    const std::int64_t r = rng.pick({1, 1, 3, 3, 3, 5, 7});
     const std::int64_t stride = rng() % 4 == 0 ? 2 : 1;
-    const std::int64_t size = log_uniform(2, 224);
-    const std::int64_t c = pick(channels), k = pick(channels);
+    const std::int64_t size = rng.log_uniform(2, 224);
+    const std::int64_t c = rng.pick(channels), k = rng.pick(channels);
     const std::int64_t groups = rng() % 10 == 0 ? c : 1;  // depthwise now and then
-    ConvShape s = conv(log_uniform(1, 64), c, size, size, groups > 1 ? c : k, r, r, stride, r / 2, groups);
+    ConvShape s = conv(rng.log_uniform(1, 64), c, size, size, groups > 1 ? c : k, r, r, stride, r / 2, groups);
     const Phase phase = static_cast<Phase>(rng() % 3);
-    if (max_flops > 0) {  // the batch shrinks to fit the cap, as the GEMMs' rows do
-      const double per_image = 2.0 * static_cast<double>(s.k * (s.c / s.groups) * s.r * s.s) * static_cast<double>(s.p * s.q);
-      const double images = std::min(static_cast<double>(s.n), std::floor(max_flops / per_image));
-      if (images < 1) { --i; continue; }
-      s.n = static_cast<std::int64_t>(images);
-    }
+    if (!fit_batch_under(s, max_flops)) { --i; continue; }  // the batch shrinks to fit, as the GEMMs' rows do
     set.convs.push_back({s, phase});
   }
   return set;
@@ -168,29 +189,18 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
 
 ShapeSet depthwise_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   ShapeSet set;
-  set.name = "depthwise:" + std::to_string(count) + ":" + std::to_string(seed);
-  if (max_flops > 0) set.name += ":" + std::to_string(static_cast<std::int64_t>(max_flops / 1e9));
-  std::mt19937_64 rng(seed);
-  const auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  const auto log_uniform = [&](double lo, double hi) {
-    return static_cast<std::int64_t>(std::llround(std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)))));
-  };
-  const auto pick = [&](const std::vector<std::int64_t>& v) { return v[rng() % v.size()]; };
+  set.name = sampled_name("depthwise", count, seed, max_flops);
+  Draws rng(seed);
   // Channel counts of mobile networks (MobileNetV2's expansions 96-960, EfficientNet's 144-1152).
   const std::vector<std::int64_t> channels = {16, 24, 32, 48, 64, 96, 144, 192, 240, 384, 480, 576, 672, 960, 1152};
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::int64_t r = pick({3, 3, 3, 5, 7});
+    const std::int64_t r = rng.pick({3, 3, 3, 5, 7});
     const std::int64_t stride = rng() % 3 == 0 ? 2 : 1;
-    const std::int64_t size = log_uniform(2, 224);
-    const std::int64_t c = pick(channels);
-    ConvShape s = conv(log_uniform(1, 64), c, size, size, c, r, r, stride, r / 2, c);
+    const std::int64_t size = rng.log_uniform(2, 224);
+    const std::int64_t c = rng.pick(channels);
+    ConvShape s = conv(rng.log_uniform(1, 64), c, size, size, c, r, r, stride, r / 2, c);
     const Phase phase = static_cast<Phase>(rng() % 3);
-    if (max_flops > 0) {
-      const double per_image = 2.0 * static_cast<double>(s.k * s.r * s.s) * static_cast<double>(s.p * s.q);
-      const double images = std::min(static_cast<double>(s.n), std::floor(max_flops / per_image));
-      if (images < 1) { --i; continue; }
-      s.n = static_cast<std::int64_t>(images);
-    }
+    if (!fit_batch_under(s, max_flops)) { --i; continue; }
     set.convs.push_back({s, phase});
   }
   return set;
