@@ -211,6 +211,8 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["efficiency"]["gemm"]["shared_sigma"] = analytic.device.gemm.shared_sigma;
   d["efficiency"]["conv"]["shared_sigma"] = analytic.device.conv.shared_sigma;
   d["efficiency"]["memory"]["shared_sigma"] = analytic.device.memory.shared_sigma;
+  if (analytic.device.blocked_gemm.enabled()) d["efficiency"]["blocked_gemm"] = blocked_gemm_section(analytic.device.blocked_gemm);
+  else d["efficiency"].erase("blocked_gemm");
   d["efficiency"]["conv"]["max_efficiency"] = analytic.device.conv.max_efficiency;
   d["efficiency"]["conv"]["half_efficiency_k"] = analytic.device.conv.half_efficiency_k;
   d["efficiency"]["conv"]["tile_m"] = analytic.device.conv.tile_m;
@@ -238,6 +240,16 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
                                             " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +
                                             (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";
+  if (analytic.gemm_blocked.count) {
+    const BlockedGemm& b = analytic.device.blocked_gemm;
+    std::cout << "analytic GEMMs: cache-blocked model held-out MAPE " << pct(analytic.gemm_blocked.mape) << "% (weighted "
+              << pct(analytic.gemm_blocked.weighted) << "%) against tiles " << pct(analytic.gemm_tiled.mape) << "% (weighted "
+              << pct(analytic.gemm_tiled.weighted) << "%): "
+              << (b.enabled() ? "kept, blocks of " + std::to_string(b.block) + ", vectors of " + std::to_string(b.vector_width) + ", " +
+                                    fixed(b.block_flops / 1e9, 1) + " GFLOP/s in whole blocks"
+                              : std::string("tiles kept"))
+              << "\n";
+  }
   std::cout << "analytic fit: effective fp32 peak " << fixed(analytic.device.peak_flops.at(MathMode::fp32) / 1e9, 1) << " GFLOP/s, launch "
             << fixed(analytic.device.launch_overhead_s * 1e6, 2) << " us, bandwidth " << fixed(analytic.device.memory_bandwidth / 1e9, 1)
             << " GB/s (passes beyond ~" << fixed(analytic.device.memory.cache_bytes / 1048576, 1) << " MiB up to "

@@ -4,7 +4,8 @@
 //
 //  * analytic: the roofline model's own parameters — effective fp32 peak, launch overhead and the
 //    GEMM pipeline fill from GEMMs; convolution efficiency and fill, and memory bandwidth, from
-//    convolutions — by Ceres on log errors, bounded to stay physical.
+//    convolutions — by Ceres on log errors, bounded to stay physical; beside the tiles, a CPU
+//    BLAS's cache-blocked GEMM (models/compute/blocked_gemm.h), kept where it predicts better.
 //  * regression: per kernel class, log time linear in shape features (regression_model.h), by
 //    Ceres with a Huber loss in log space; features chosen greedily by cross-validated error.
 //
@@ -57,6 +58,9 @@ struct AnalyticFit {
   bool converged = false;
   std::string message;
   std::vector<std::pair<std::string, ErrorStats>> held_out;  // per kernel class
+  /// Held-out errors on class gemm of the two GEMM models: device.blocked_gemm is kept (enabled)
+  /// only where the blocked one's (MAPE + weighted) is lower. Empty when it could not be fitted.
+  ErrorStats gemm_blocked, gemm_tiled;
 };
 
 AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data);

@@ -70,6 +70,18 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   c.mode = mode(k, o);
   const double peak = device_.peak_flops.at(c.mode);
   c.launch_seconds = device_.launch_overhead_s;
+  if (k.cls == KernelClass::gemm && device_.blocked_gemm.enabled() && k.dtype == device_.blocked_gemm.dtype && k.flops > 0) {
+    // A CPU BLAS's time is a sum of blocks, clean-up, packing and the call: no max of two rates.
+    const BlockedGemm& b = device_.blocked_gemm;
+    double parts[2];
+    c.seconds = b.seconds(implicit_gemm(k), dtype_bytes(k.dtype), parts);
+    c.launch_seconds = b.call_overhead_s;
+    c.compute_seconds = parts[0];
+    c.memory_seconds = parts[1];
+    c.compute_efficiency = k.flops / (c.compute_seconds * b.block_flops);
+    c.memory_efficiency = 1.0;
+    return c;
+  }
   if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
     const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
     c.compute_efficiency = k.flops > 0 ? matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors) : 1.0;

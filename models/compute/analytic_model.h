@@ -13,9 +13,12 @@
 // fill, which the last factor charges. Memory-bound passes reach
 //   max_efficiency * bytes / (bytes + half_efficiency_bytes)
 // of peak bandwidth, divided by 1 + (dram_slowdown - 1) * bytes / (bytes + cache_bytes) where the
-// profile models a cache that large passes overflow. Passes of an op-specific family (Kernel::pass: pooling, training batch norm,
-// embedding gathers, optimizer steps) use the family's own max_efficiency and ramp where the
-// profile has them, fitted to the whole pass, arithmetic included. All parameters live in the
+// profile models a cache that large passes overflow. Where calibration found a CPU BLAS's cache
+// blocking (DeviceSpec::blocked_gemm), GEMMs of its element type are priced by that sum of
+// blocks, clean-up code, packing and call instead (models/compute/blocked_gemm.h).
+// Passes of an op-specific family (Kernel::pass: pooling, training batch norm, embedding gathers,
+// optimizer steps) use the family's own max_efficiency and ramp where the profile has them,
+// fitted to the whole pass, arithmetic included. All parameters live in the
 // hardware profile's device.efficiency, where calibration sets them.
 #include "models/compute/compute_model.h"
 #include "predictor/hardware/hardware_profile.h"

@@ -161,4 +161,48 @@ std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohm
   return out;
 }
 
+nlohmann::json blocked_gemm_section(const BlockedGemm& b) {
+  return {{"block", b.block}, {"vector_width", b.vector_width}, {"block_flops", b.block_flops},
+          {"partial_efficiency", b.partial_efficiency}, {"misaligned_slowdown", b.misaligned_slowdown},
+          {"operand_bandwidth", b.operand_bandwidth}, {"long_row_bytes", b.long_row_bytes}, {"long_row_slowdown", b.long_row_slowdown},
+          {"output_bandwidth", b.output_bandwidth}, {"large_output_bytes", b.large_output_bytes},
+          {"large_output_slowdown", b.large_output_slowdown},
+          {"call_overhead_s", b.call_overhead_s}, {"dtype", std::string(dtype_name(b.dtype))}};
+}
+
+BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string& where) {
+  JsonObjectReader r(j, where);
+  BlockedGemm b;
+  b.block = r.integer("block", std::nullopt);
+  if (b.block <= 0) r.fail("block", "must be positive");
+  b.vector_width = r.integer("vector_width", std::nullopt);
+  if (b.vector_width <= 0) r.fail("vector_width", "must be positive");
+  b.block_flops = r.positive("block_flops");
+  const auto list = [&](const std::string& key, auto& out, double low, double high, const std::string& range) {
+    const nlohmann::json& a = r.at(key);
+    if (!a.is_array() || a.size() != out.size()) r.fail(key, "must be a list of " + std::to_string(out.size()) + " numbers");
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!a[i].is_number()) r.fail(key, "element " + std::to_string(i) + " is not a number");
+      out[i] = a[i].get<double>();
+      if (!(out[i] > low && out[i] <= high)) r.fail(key, "element " + std::to_string(i) + " must be in " + range + ", is " + std::to_string(out[i]));
+    }
+  };
+  list("partial_efficiency", b.partial_efficiency, 0.0, 1.0, "(0, 1]");
+  list("misaligned_slowdown", b.misaligned_slowdown, 1.0 - 1e-12, 1e6, "[1, 1e6]");
+  b.operand_bandwidth = r.positive("operand_bandwidth");
+  b.long_row_bytes = r.positive("long_row_bytes");
+  list("long_row_slowdown", b.long_row_slowdown, 1.0 - 1e-12, 1e6, "[1, 1e6]");
+  b.output_bandwidth = r.positive("output_bandwidth");
+  b.large_output_bytes = r.positive("large_output_bytes");
+  b.large_output_slowdown = r.real("large_output_slowdown", std::nullopt);
+  if (!(b.large_output_slowdown >= 1 && b.large_output_slowdown <= 1e6)) r.fail("large_output_slowdown", "must be in [1, 1e6]");
+  b.call_overhead_s = r.positive("call_overhead_s");
+  const std::string type = r.text("dtype");
+  const auto dtype = parse_dtype(type);
+  if (!dtype) r.fail("dtype", "unknown element type '" + type + "'");
+  b.dtype = *dtype;
+  r.check_unknown();
+  return b;
+}
+
 }  // namespace dnnperf

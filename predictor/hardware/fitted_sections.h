@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/comm/fitted_comm_model.h"
+#include "models/compute/blocked_gemm.h"
 #include "models/compute/regression_model.h"
 
 namespace dnnperf {
@@ -29,5 +30,14 @@ std::vector<RegressionModel> read_compute_regression_section(const nlohmann::jso
 //   (op and params as in measurement records)
 nlohmann::json measured_kernels_section(const std::vector<std::pair<Kernel, double>>& kernels);
 std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohmann::json& section, const std::string& where);
+
+//   "efficiency": {"blocked_gemm": {"block": 48, "vector_width": 4, "block_flops": 5.3e10,
+//                  "partial_efficiency": [7 numbers in (0, 1]], "misaligned_slowdown": [m, n, k >= 1],
+//                  "operand_bandwidth": 6e9, "long_row_bytes": 13000, "long_row_slowdown": [A, A^T, B, B^T],
+//                  "output_bandwidth": 1.2e10, "large_output_bytes": 1.8e8, "large_output_slowdown": 6,
+//                  "call_overhead_s": 1.4e-5,
+//                  "dtype": "f32"}}   (inside "device"; models/compute/blocked_gemm.h)
+nlohmann::json blocked_gemm_section(const BlockedGemm& model);
+BlockedGemm read_blocked_gemm_section(const nlohmann::json& section, const std::string& where);
 
 }  // namespace dnnperf

@@ -100,6 +100,7 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (r.has("efficiency")) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);
+    if (e.has("blocked_gemm")) d.blocked_gemm = read_blocked_gemm_section(e.at("blocked_gemm"), where + ": efficiency.blocked_gemm");
     if (e.has("conv")) d.conv = read_matrix(e.at("conv"), where + ": efficiency.conv", d.conv);
     if (e.has("memory")) d.memory = read_memory(e.at("memory"), where + ": efficiency.memory", d.memory);
     if (e.has("passes")) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/comm/fitted_comm_model.h"
+#include "models/compute/blocked_gemm.h"
 #include "models/compute/regression_model.h"
 #include "predictor/common/dtype.h"
 
@@ -65,6 +66,9 @@ struct DeviceSpec {
   /// Memory not available to the network: runtime context, library workspaces, fragmentation.
   double reserved_bytes = 0;
   MatrixEfficiency gemm;
+  /// Where calibration found a CPU BLAS's cache blocking, GEMMs are priced by it instead of by
+  /// `gemm`'s tiles (models/compute/blocked_gemm.h); `gemm` still sets the effective peak.
+  BlockedGemm blocked_gemm;
   MatrixEfficiency conv;
   MemoryEfficiency memory;
   /// Op-specific pass families (Kernel::pass) priced apart from plain passes, fitted from their

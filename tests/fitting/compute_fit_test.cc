@@ -172,3 +172,42 @@ TEST_CASE("The regression finds a library's blocking factor from the clean-up co
   CHECK(std::find(f.model.features.begin(), f.model.features.end(), "n_block_remainder") != f.model.features.end());
   CHECK(f.held_out.mape < 6.0);
 }
+
+TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and packing costs", "[fitting][compute]") {
+  BlockedGemm truth;
+  truth.block = 32, truth.vector_width = 4, truth.block_flops = 40e9;
+  truth.partial_efficiency = {0.6, 0.5, 0.9, 0.7, 0.6, 0.5, 0.4};
+  truth.misaligned_slowdown = {1.0, 3.0, 2.5};
+  truth.operand_bandwidth = 8e9, truth.long_row_bytes = 8192, truth.long_row_slowdown = {1.2, 1.05, 1.5, 2.5};
+  truth.output_bandwidth = 12e9, truth.call_overhead_s = 10e-6;
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  const auto dim = [&] { return static_cast<std::int64_t>(std::exp(std::log(2.0) + (rng() % 1000) / 1000.0 * std::log(4000.0 / 2))); };
+  ComputeData data;
+  data.threads = 1;
+  while (data.samples.size() < 400) {
+    const GemmShape g{dim(), dim(), dim(), 1, rng() % 2 == 0, rng() % 2 == 0};
+    if (2.0 * g.m * g.n * g.k > 2e9) continue;
+    const Kernel k = gemm_kernel(Phase::forward, g, DType::f32);
+    data.samples.push_back({k, "gemm", truth.seconds(g, 4) * std::exp(noise(rng))});
+  }
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
+  const BlockedGemm& b = f.device.blocked_gemm;
+  REQUIRE(b.enabled());  // kept: it predicts the held-out GEMMs better than any tiling
+  CHECK(b.block == 32);
+  CHECK(b.vector_width == 4);
+  CHECK(b.block_flops == Approx(40e9).epsilon(0.05));
+  CHECK(b.misaligned_slowdown[1] == Approx(3.0).epsilon(0.15));
+  INFO("long rows from " << b.long_row_bytes << " bytes: " << b.long_row_slowdown[0] << " " << b.long_row_slowdown[1] << " " << b.long_row_slowdown[2] << " " << b.long_row_slowdown[3] << "; mape " << f.gemm_blocked.mape);
+  CHECK(b.long_row_slowdown[3] == Approx(2.5).epsilon(0.15));
+  CHECK(f.gemm_blocked.mape < 4.0);  // 2% noise
+  CHECK(f.gemm_blocked.mape < f.gemm_tiled.mape / 3);
+  // Data a tiled GPU GEMM made (no blocks, no clean-up) keep the tiles.
+  DeviceSpec gpu = find_hardware_profile("cpu").device;
+  gpu.multiprocessors = 1, gpu.peak_flops[MathMode::fp32] = 50e9, gpu.launch_overhead_s = 8e-6, gpu.gemm.max_efficiency = 1.0;
+  const AnalyticComputeModel tiled(gpu);
+  ComputeData smooth;
+  smooth.threads = 1;
+  for (const Kernel& k : gemms(80, 2)) smooth.samples.push_back({k, "gemm", tiled.seconds(k, {})});
+  CHECK_FALSE(fit_analytic(gpu, smooth).device.blocked_gemm.enabled());
+}

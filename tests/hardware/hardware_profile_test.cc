@@ -98,3 +98,30 @@ TEST_CASE("a profile's measured kernels price kernels of the same shape and type
   bad[0]["params"].erase("m");
   CHECK_THROWS_WITH(read_measured_kernels_section(bad, "p.json: measured_kernels"), Catch::Contains("measured_kernels[0]") && Catch::Contains("params"));
 }
+
+TEST_CASE("A profile's blocked GEMM model is read back as written, and bad fields are named", "[hardware][errors]") {
+  BlockedGemm b;
+  b.block = 48, b.vector_width = 4, b.block_flops = 5e10, b.partial_efficiency = {0.6, 0.5, 1, 0.9, 0.6, 0.5, 1};
+  b.misaligned_slowdown = {1, 2.4, 2.7}, b.operand_bandwidth = 7e9, b.long_row_bytes = 13000, b.long_row_slowdown = {1.4, 1, 1.2, 2.7};
+  b.output_bandwidth = 1.3e10, b.large_output_bytes = 1.6e8, b.large_output_slowdown = 6.8, b.call_overhead_s = 1.5e-5;
+  const std::string good = write_variant("blocked", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const HardwareProfile hw = load_hardware_profile(good);
+  const GemmShape g{4, 4096, 9216, 1, false, true};
+  CHECK(hw.device.blocked_gemm.seconds(g, 4) == Approx(b.seconds(g, 4)));
+  CHECK(hw.device.blocked_gemm.long_row_slowdown[3] == 2.7);
+  const std::string partial = write_variant("partial", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["partial_efficiency"][2] = 1.5;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(partial), Catch::Contains("efficiency.blocked_gemm: field 'partial_efficiency' element 2 must be in (0, 1]"));
+  const std::string rows = write_variant("rows", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["long_row_slowdown"] = {1, 2};
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(rows), Catch::Contains("field 'long_row_slowdown' must be a list of 4 numbers"));
+  const std::string block = write_variant("block", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"].erase("block");
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(block), Catch::Contains("efficiency.blocked_gemm: field 'block' is required"));
+}

@@ -102,3 +102,30 @@ TEST_CASE("A device without an arithmetic type says so", "[models][analytic][err
   tf32.allow_tf32 = true;
   CHECK(m.cost(gemm(1024, 1024, 1024), tf32).mode == MathMode::fp32);  // no TF32 on Volta: plain fp32
 }
+
+TEST_CASE("A blocked GEMM model prices GEMMs of its type as blocks, clean-up, packing and call", "[models][compute]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  const double tiled = AnalyticComputeModel(d).seconds(gemm(96, 96, 96), {});
+  BlockedGemm& b = d.blocked_gemm;
+  b.block = 48, b.vector_width = 4, b.block_flops = 50e9;
+  b.partial_efficiency = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+  b.misaligned_slowdown = {1, 3, 3};
+  b.operand_bandwidth = 8e9, b.output_bandwidth = 10e9, b.call_overhead_s = 10e-6;
+  const AnalyticComputeModel model(d);
+  // Whole blocks only: 2 * 96^3 FLOPs at the block rate, 2 * 96^2 floats packed, 96^2 written.
+  const double whole = 2.0 * 96 * 96 * 96 / 50e9 + 2 * 96 * 96 * 4 / 8e9 + 96 * 96 * 4 / 10e9 + 10e-6;
+  CHECK(model.seconds(gemm(96, 96, 96), {}) == Approx(whole));
+  CHECK(model.seconds(gemm(96, 96, 96), {}) != Approx(tiled));
+  const AnalyticCost parts = model.cost(gemm(96, 96, 96), {});
+  CHECK(parts.compute_seconds + parts.memory_seconds + parts.launch_seconds == Approx(parts.seconds));
+  // k = 100 leaves 4 (aligned) in clean-up at half rate; k = 99 leaves 3, misaligned: 3x slower.
+  const double flops_rest = 2.0 * 96 * 96;
+  CHECK(model.seconds(gemm(96, 96, 100), {}) - model.seconds(gemm(96, 96, 96), {}) ==
+        Approx(4 * flops_rest / 25e9 + (96 * 4 + 4 * 96) * 4 / 8e9));
+  CHECK(model.seconds(gemm(96, 96, 99), {}) - model.seconds(gemm(96, 96, 96), {}) ==
+        Approx(3 * flops_rest * 3 / 25e9 + (96 * 3 + 3 * 96) * 4 / 8e9));
+  // Other element types and convolutions keep the tiled roofline.
+  DeviceSpec plain = d;
+  plain.blocked_gemm = BlockedGemm{};
+  CHECK(model.seconds(gemm(96, 96, 96, DType::f64), {}) == AnalyticComputeModel(plain).seconds(gemm(96, 96, 96, DType::f64), {}));
+}

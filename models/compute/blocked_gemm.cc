@@ -1,0 +1,42 @@
+#include "models/compute/blocked_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dnnperf {
+
+std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& m) {
+  std::array<double, kBlockedGemmParameters> p{};
+  p[0] = std::log(m.block_flops);
+  for (int r = 0; r < 7; ++r) p[1 + r] = std::log(m.partial_efficiency[r]);
+  for (int d = 0; d < 3; ++d) p[8 + d] = std::log(m.misaligned_slowdown[d]);
+  p[11] = std::log(m.operand_bandwidth);
+  p[12] = std::log(m.output_bandwidth);
+  p[13] = std::log(m.call_overhead_s);
+  p[14] = std::log(m.long_row_bytes);
+  for (int x = 0; x < 4; ++x) p[15 + x] = std::log(std::max(m.long_row_slowdown[x] - 1, 1e-12));
+  p[19] = std::log(m.large_output_bytes);
+  p[20] = std::log(std::max(m.large_output_slowdown - 1, 1e-12));
+  return p;
+}
+
+BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
+  m.block_flops = std::exp(p[0]);
+  for (int r = 0; r < 7; ++r) m.partial_efficiency[r] = std::exp(p[1 + r]);
+  for (int d = 0; d < 3; ++d) m.misaligned_slowdown[d] = std::exp(p[8 + d]);
+  m.operand_bandwidth = std::exp(p[11]);
+  m.output_bandwidth = std::exp(p[12]);
+  m.call_overhead_s = std::exp(p[13]);
+  m.long_row_bytes = std::exp(p[14]);
+  for (int x = 0; x < 4; ++x) m.long_row_slowdown[x] = 1 + std::exp(p[15 + x]);
+  m.large_output_bytes = std::exp(p[19]);
+  m.large_output_slowdown = 1 + std::exp(p[20]);
+  return m;
+}
+
+double BlockedGemm::seconds(const GemmShape& g, double element_bytes, double* parts) const {
+  const auto p = log_parameters(*this);
+  return blocked_gemm_seconds(g, block, vector_width, element_bytes, p.data(), parts);
+}
+
+}  // namespace dnnperf

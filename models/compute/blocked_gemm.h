@@ -1,0 +1,137 @@
+#pragma once
+// BlockedGemm: how a CPU BLAS spends a GEMM's time, for the analytic family.
+//
+// A CPU BLAS (ATLAS, OpenBLAS, BLIS, MKL) copies ("packs") A and B into contiguous panels, then
+// multiplies whole cache blocks of `block` rows and columns with one tuned micro-kernel and what
+// is left over at the edges with clean-up code. So a GEMM's time is a sum, not a rate:
+//
+//   t = call_overhead
+//     + sum over the 8 regions of (m, n, k) into whole blocks and remainders:
+//         FLOPs(region) / (block_flops * partial_efficiency[region])
+//         * product over the region's remainder dimensions d of
+//             (misaligned_slowdown[d] if d is not a multiple of vector_width)
+//     + sum over A and B of bytes * long_rows(row bytes) / operand_bandwidth   (packing)
+//     + batch * m n * element_bytes * large(output bytes) / output_bandwidth   (writing C)
+//
+// Clean-up code is vectorised only where the leftover dimension fills whole vectors; elsewhere it
+// runs scalar. Packing reads an operand a panel of rows at a time; once a panel of rows as long
+// as the operand's stored rows no longer fits the core's cache, it slows down, by a factor of its
+// own for each operand and layout: long_rows(L) = 1 + (long_row_slowdown - 1) r^4 / (1 + r^4),
+// r = L / long_row_bytes (steep: a capacity edge; on the VM 12-14 KiB rows, 48 of them ~ the
+// 512 KiB L2 of a Zen core). Batch-4 classifier GEMMs of 4 x 4096 x 9216 weights stored [n, k]
+// stream their weights at 2.2 GB/s, those of 2,000-float rows at 6 GB/s. Outputs far beyond the
+// caches are written slower again, large(B) = 1 + (large_output_slowdown - 1) r^4 / (1 + r^4),
+// r = B / large_output_bytes: on the VM outputs of 50-80 MB are written at 6.5-7.6 GB/s, of
+// 200-250 MB at 1.8-2.0 GB/s (fresh pages; a batch-4 weight gradient of VGG-11's first classifier
+// layer, 411 MB, takes 200 ms for 0.8 GFLOP). On the dev VM (PyTorch 1.13 on Debian's ATLAS) a fit finds blocks of 48 and vectors
+// of 4 floats: 337 x 3191 x 32 runs at 41 GFLOP/s, 337 x 3191 x 30 at 10, and k = 73 (48 + 25,
+// misaligned) at half the rate of k = 72. A smooth rate curve cannot follow that sawtooth; this
+// sum does (held-out MAPE on 1,600 sampled GEMMs: docs/fitting.md).
+//
+// The tiled model of MatrixEfficiency prices GPU GEMMs (a partial tile costs a whole one); `dnnperf
+// fit` keeps this model only where it predicts GEMMs the fit did not see better.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "predictor/lowering/kernel.h"
+
+namespace dnnperf {
+
+struct BlockedGemm {
+  /// Rows and columns of a cache block; 0: the device has no blocked GEMM model.
+  std::int64_t block = 0;
+  /// Elements per vector register: a remainder dimension not a multiple of it runs scalar.
+  std::int64_t vector_width = 1;
+  /// FLOP/s inside whole blocks.
+  double block_flops = 0;
+  /// Rate of each region with remainders against whole blocks, in (0, 1]. Index: 4 * (m is a
+  /// remainder) + 2 * (n is) + (k is) - 1.
+  std::array<double, 7> partial_efficiency{1, 1, 1, 1, 1, 1, 1};
+  /// Extra time of a region whose remainder along m, n or k is misaligned (>= 1).
+  std::array<double, 3> misaligned_slowdown{1, 1, 1};
+  double operand_bandwidth = 0;  // bytes/s packing A and B, rows short
+  /// Stored row length (bytes) at which packing an operand is halfway to its slowdown.
+  double long_row_bytes = 1e9;
+  /// Packing slowdown of long rows (>= 1), per operand and layout: A stored [m, k], A stored
+  /// [k, m] (trans_a), B stored [k, n], B stored [n, k] (trans_b).
+  std::array<double, 4> long_row_slowdown{1, 1, 1, 1};
+  double output_bandwidth = 0;   // bytes/s writing C, up to large_output_bytes
+  /// Output size (bytes) at which writing it is halfway to large_output_slowdown (>= 1).
+  double large_output_bytes = 1e12;
+  double large_output_slowdown = 1;
+  double call_overhead_s = 0;
+  /// The element type it was fitted on; GEMMs of other types are priced by the tiled model.
+  DType dtype = DType::f32;
+
+  bool enabled() const { return block > 0; }
+  /// The time of one (batched) GEMM of elements `element_bytes` wide; `parts`, if given,
+  /// receives its compute (blocks and clean-up) and memory (packing and output) terms.
+  double seconds(const GemmShape& g, double element_bytes, double* parts = nullptr) const;
+};
+
+/// Whether a dimension's leftover after whole blocks fills vectors (the fit's flags and the
+/// model's are the same test).
+inline bool misaligned(std::int64_t dimension, std::int64_t vector_width) {
+  return vector_width > 1 && dimension % vector_width != 0;
+}
+
+/// The formula above with its continuous parameters given in log form, as Ceres fits them
+/// (`parts`, if given, receives the compute and the memory terms):
+/// p[0] log block_flops, p[1..7] log partial_efficiency, p[8..10] log misaligned_slowdown (m, n,
+/// k), p[11] log operand_bandwidth, p[12] log output_bandwidth, p[13] log call_overhead_s,
+/// p[14] log long_row_bytes, p[15..18] log(long_row_slowdown - 1), p[19] log large_output_bytes,
+/// p[20] log(large_output_slowdown - 1).
+constexpr int kBlockedGemmParameters = 21;
+// How sharply packing and writing slow once rows or outputs pass their sizes (the exponent of r).
+constexpr double kLongRowSteepness = 4;
+/// A model's continuous parameters in that form, and back (block, vector width and type kept).
+std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
+BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
+
+template <typename T>
+T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vector_width, double element_bytes, const T* p,
+                       T* parts = nullptr) {
+  using std::exp;
+  using std::pow;
+  const std::int64_t dims[3] = {g.m, g.n, g.k};
+  double whole[3], rest[3];
+  bool slow[3];
+  for (int d = 0; d < 3; ++d) {
+    whole[d] = static_cast<double>(dims[d] / block * block);
+    rest[d] = static_cast<double>(dims[d]) - whole[d];
+    slow[d] = misaligned(dims[d], vector_width);
+  }
+  const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
+  T compute = T(0);
+  for (int region = 0; region < 8; ++region) {
+    const bool part[3] = {(region & 4) != 0, (region & 2) != 0, (region & 1) != 0};
+    double flops = 2 * batch;
+    T log_cost = -p[0];
+    for (int d = 0; d < 3; ++d) {
+      flops *= part[d] ? rest[d] : whole[d];
+      if (part[d] && slow[d]) log_cost += p[8 + d];
+    }
+    if (flops <= 0) continue;
+    if (region > 0) log_cost -= p[region];
+    compute += flops * exp(log_cost);
+  }
+  const double m = static_cast<double>(g.m), n = static_cast<double>(g.n), k = static_cast<double>(g.k);
+  // Each operand's stored rows: A is [m, k] or, transposed, [k, m]; B is [k, n] or [n, k].
+  const double row_bytes[2] = {(g.trans_a ? m : k) * element_bytes, (g.trans_b ? k : n) * element_bytes};
+  const double operand_bytes[2] = {batch * m * k * element_bytes, batch * k * n * element_bytes};
+  const int layout[2] = {g.trans_a ? 1 : 0, g.trans_b ? 3 : 2};
+  T packing = T(0);
+  for (int x = 0; x < 2; ++x) {
+    const T r = pow(T(row_bytes[x]) * exp(-p[14]), kLongRowSteepness);
+    packing += operand_bytes[x] * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r));
+  }
+  const double output_bytes = batch * m * n * element_bytes;
+  const T r = pow(T(output_bytes) * exp(-p[19]), kLongRowSteepness);
+  const T memory = packing * exp(-p[11]) + output_bytes * (T(1) + exp(p[20]) * r / (T(1) + r)) * exp(-p[12]);
+  if (parts) parts[0] = compute, parts[1] = memory;
+  return compute + memory + exp(p[13]);
+}
+
+}  // namespace dnnperf
