@@ -213,6 +213,10 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["efficiency"]["memory"]["shared_sigma"] = analytic.device.memory.shared_sigma;
   if (analytic.device.blocked_gemm.enabled()) d["efficiency"]["blocked_gemm"] = blocked_gemm_section(analytic.device.blocked_gemm);
   else d["efficiency"].erase("blocked_gemm");
+  d["efficiency"].erase("direct_conv");
+  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight})
+    if (const DirectConv& c = analytic.device.direct_conv[static_cast<int>(phase)]; c.enabled())
+      d["efficiency"]["direct_conv"][std::string(phase_name(phase))] = direct_conv_section(c);
   d["efficiency"]["conv"]["max_efficiency"] = analytic.device.conv.max_efficiency;
   d["efficiency"]["conv"]["half_efficiency_k"] = analytic.device.conv.half_efficiency_k;
   d["efficiency"]["conv"]["tile_m"] = analytic.device.conv.tile_m;
@@ -240,15 +244,14 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
                                             " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +
                                             (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";
-  if (analytic.gemm_blocked.count) {
+  for (const fitting::StructuralChoice& c : analytic.choices) {
+    std::cout << "analytic " << c.kernel_class << ": " << c.model << " model held-out MAPE " << pct(c.structural.mape) << "% (weighted "
+              << pct(c.structural.weighted) << "%) against tiles " << pct(c.tiled.mape) << "% (weighted " << pct(c.tiled.weighted) << "%): "
+              << (c.kept ? "kept" : "tiles kept");
     const BlockedGemm& b = analytic.device.blocked_gemm;
-    std::cout << "analytic GEMMs: cache-blocked model held-out MAPE " << pct(analytic.gemm_blocked.mape) << "% (weighted "
-              << pct(analytic.gemm_blocked.weighted) << "%) against tiles " << pct(analytic.gemm_tiled.mape) << "% (weighted "
-              << pct(analytic.gemm_tiled.weighted) << "%): "
-              << (b.enabled() ? "kept, blocks of " + std::to_string(b.block) + ", vectors of " + std::to_string(b.vector_width) + ", " +
-                                    fixed(b.block_flops / 1e9, 1) + " GFLOP/s in whole blocks"
-                              : std::string("tiles kept"))
-              << "\n";
+    if (c.kept && c.kernel_class == "gemm")
+      std::cout << ", blocks of " << b.block << ", vectors of " << b.vector_width << ", " << fixed(b.block_flops / 1e9, 1) << " GFLOP/s in whole blocks";
+    std::cout << "\n";
   }
   std::cout << "analytic fit: effective fp32 peak " << fixed(analytic.device.peak_flops.at(MathMode::fp32) / 1e9, 1) << " GFLOP/s, launch "
             << fixed(analytic.device.launch_overhead_s * 1e6, 2) << " us, bandwidth " << fixed(analytic.device.memory_bandwidth / 1e9, 1)

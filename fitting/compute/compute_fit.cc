@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "fitting/ceres_solve.h"
 #include "models/compute/blocked_gemm.h"
+#include "models/compute/direct_conv.h"
 #include "microbench/records/measurement.h"
 #include "models/compute/analytic_model.h"
 #include "models/compute/error_family.h"
@@ -293,32 +295,44 @@ struct BlockedResidual {
 constexpr std::int64_t kBlockCandidates[] = {8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256};
 constexpr std::int64_t kVectorWidthCandidates[] = {1, 2, 4, 8, 16};
 
-/// The fit for one block and vector width, with its robust cost; nullopt if Ceres found nothing.
-std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGemm& start, const std::vector<const ComputeSample*>& gemms) {
+/// Bounds on parameters first..last (log form).
+struct Bound {
+  int first, last;
+  double low, high;
+};
+
+/// Fits a structural model's continuous parameters, in their log form (log_parameters,
+/// with_log_parameters), to `samples` by Ceres with a Huber loss on log errors, each within its
+/// bound; `make` builds one measurement's residual functor. The robust cost with the fitted model;
+/// nullopt if Ceres found nothing.
+template <typename Residual, int N, typename Model, typename Make>
+std::optional<std::pair<double, Model>> solve_log_parameters(const Model& start, const std::vector<const ComputeSample*>& samples, Make make,
+                                                             std::initializer_list<Bound> bounds) {
   auto p = log_parameters(start);
   ceres::Problem problem;
-  for (const ComputeSample* s : gemms)
-    problem.AddResidualBlock(new ceres::AutoDiffCostFunction<BlockedResidual, 1, kBlockedGemmParameters>(new BlockedResidual{
-                                 implicit_gemm(s->kernel), start.block, start.vector_width, static_cast<double>(dtype_bytes(s->kernel.dtype)), std::log(s->seconds)}),
-                             new ceres::HuberLoss(0.1), p.data());
-  // Physical bounds: clean-up never outruns whole blocks, misalignment never speeds anything up.
-  const auto bound = [&](int i, double low, double high) {
-    problem.SetParameterLowerBound(p.data(), i, low);
-    problem.SetParameterUpperBound(p.data(), i, high);
-  };
-  bound(0, std::log(1e6), std::log(1e17));
-  for (int r = 1; r <= 7; ++r) bound(r, std::log(1e-3), 0.0);
-  for (int d = 8; d <= 10; ++d) bound(d, 0.0, std::log(100.0));
-  bound(11, std::log(1e6), std::log(1e14));
-  bound(12, std::log(1e6), std::log(1e14));
-  bound(13, std::log(1e-8), std::log(1e-2));
-  bound(14, std::log(64.0), std::log(1e9));
-  for (int x = 15; x <= 18; ++x) bound(x, std::log(1e-3), std::log(100.0));
-  bound(19, std::log(1e6), std::log(1e12));
-  bound(20, std::log(1e-3), std::log(100.0));
+  for (const ComputeSample* s : samples)
+    problem.AddResidualBlock(new ceres::AutoDiffCostFunction<Residual, 1, N>(new Residual(make(*s))), new ceres::HuberLoss(0.1), p.data());
+  for (const Bound& b : bounds)
+    for (int i = b.first; i <= b.last; ++i) {
+      problem.SetParameterLowerBound(p.data(), i, b.low);
+      problem.SetParameterUpperBound(p.data(), i, b.high);
+    }
   const SolveResult solved = solve_quietly(problem, 100);
   if (!solved.usable) return std::nullopt;
   return std::make_pair(solved.cost, with_log_parameters(start, p.data()));
+}
+
+/// The fit for one block and vector width. Physical bounds: clean-up never outruns whole blocks,
+/// misalignment and long rows never speed anything up.
+std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGemm& start, const std::vector<const ComputeSample*>& gemms) {
+  const auto make = [&](const ComputeSample& s) {
+    return BlockedResidual{implicit_gemm(s.kernel), start.block, start.vector_width, static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
+  };
+  const double ln = std::log(1e-3), slow = std::log(100.0), rate = std::log(1e6);
+  return solve_log_parameters<BlockedResidual, kBlockedGemmParameters>(
+      start, gemms, make,
+      {{0, 0, rate, std::log(1e17)}, {1, 7, ln, 0.0}, {8, 10, 0.0, slow}, {11, 12, rate, std::log(1e14)}, {13, 13, std::log(1e-8), std::log(1e-2)},
+       {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(1e12)}, {20, 20, ln, slow}});
 }
 
 /// The blocked GEMM model of the training GEMMs of the most measured element type: vector width
@@ -371,6 +385,72 @@ std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::ve
       if (const auto fit = solve_blocked_once(candidate, gemms); fit && fit->first < best_cost) best_cost = fit->first, best = fit->second;
     }
   return best;
+}
+
+// Direct convolutions (models/compute/direct_conv.h), one model per direction: the continuous
+// parameters by Ceres for one lane width, which is discrete.
+struct DirectConvResidual {
+  ConvShape conv;
+  ConvPath path;
+  std::int64_t lanes;
+  double element_bytes, log_measured;
+  template <typename T>
+  bool operator()(const T* p, T* residual) const {
+    using std::log;
+    residual[0] = log(direct_conv_seconds(conv, path, lanes, element_bytes, p)) - T(log_measured);
+    return true;
+  }
+};
+
+constexpr std::int64_t kLaneCandidates[] = {1, 4, 8, 16, 32};
+
+/// The fit for one lane width. A path the data never takes keeps its start (Ceres sees no
+/// gradient); the rest stay physical: partly filled lanes never speed anything up.
+std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const DirectConv& start, const std::vector<const ComputeSample*>& convs) {
+  const auto make = [&](const ComputeSample& s) {
+    return DirectConvResidual{s.kernel.conv, conv_path(s.kernel.conv), start.lanes, static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
+  };
+  const double rate = std::log(1e6);
+  return solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
+      start, convs, make,
+      {{0, 3, rate, std::log(1e17)}, {4, 5, 0.0, 4.0}, {6, 6, -2.0, 2.0}, {7, 15, rate, std::log(1e14)}, {16, 16, std::log(1e-8), std::log(1e-2)},
+       {17, 17, std::log(1e5), std::log(1e12)}, {18, 18, std::log(1e-3), std::log(100.0)}});
+}
+
+/// The direct model of one direction's training convolutions of the most measured element type:
+/// the lane width from one start, then several starts at that width (arithmetic against traffic
+/// is a sum of two unknown rates, and a start far on one side can settle there).
+std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase) {
+  std::map<DType, std::vector<const ComputeSample*>> by_type;
+  for (const ComputeSample* s : train)
+    if (s->kernel.cls == KernelClass::conv && s->kernel.phase == phase) by_type[s->kernel.dtype].push_back(s);
+  if (by_type.empty()) return std::nullopt;
+  const auto most = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  const std::vector<const ComputeSample*>& convs = most->second;
+  if (convs.size() < 3 * static_cast<std::size_t>(kDirectConvParameters)) return std::nullopt;
+  const auto start_at = [&](std::int64_t lanes, double rate, double bandwidth) {
+    DirectConv d;
+    d.dtype = most->first;
+    d.lanes = lanes;
+    d.rate.fill(rate);
+    d.input_bandwidth.fill(bandwidth);
+    d.output_bandwidth.fill(bandwidth);
+    d.weight_bandwidth = bandwidth;
+    d.call_overhead_s = 1e-6;
+    d.large_bytes = 1e8;
+    d.large_slowdown = 2;
+    return d;
+  };
+  std::optional<std::pair<double, DirectConv>> best;
+  const auto consider = [&](const DirectConv& start) {
+    if (const auto fit = solve_direct_conv_once(start, convs); fit && (!best || fit->first < best->first)) best = fit;
+  };
+  for (const std::int64_t lanes : kLaneCandidates) consider(start_at(lanes, 1e10, 1e10));
+  if (!best) return std::nullopt;
+  const std::int64_t lanes = best->second.lanes;
+  for (const double rate : {1e10, 2.7e10, 7.4e10})
+    for (const double bandwidth : {1e10, 7.4e10}) consider(start_at(lanes, rate, bandwidth));
+  return best->second;
 }
 
 /// One pass family's efficiency on top of the fitted bandwidth and launch overhead: its
@@ -428,8 +508,10 @@ bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& tra
     any = any || ok;
     if (!ok) all += (all.empty() ? "" : "; ") + m;
   }
-  // Fitted beside the tiles; fit_analytic keeps whichever predicts held-out GEMMs better.
+  // Fitted beside the tiles; fit_analytic keeps, per class, whichever predicts held-out kernels better.
   device.blocked_gemm = solve_blocked(device, train).value_or(BlockedGemm{});
+  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight})
+    device.direct_conv[static_cast<int>(phase)] = solve_direct_conv(train, phase).value_or(DirectConv{});
   if (launch_known) solve_passes(device, train, &all);
   if (message) *message = all.empty() ? "converged" : all;
   return any;
@@ -583,25 +665,38 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
     const AnalyticComputeModel model(d);
     DeviceSpec tiled_device = d;
     tiled_device.blocked_gemm = BlockedGemm{};
+    tiled_device.direct_conv = {};
     const AnalyticComputeModel tiled(tiled_device);
     for (std::size_t i = 0; i < data.samples.size(); ++i)
       if (f[i] == fold) {
         const ComputeSample& s = data.samples[i];
         pairs[s.kernel_class].emplace_back(s.seconds, model.seconds(s.kernel, {}));
         families[s.kernel_class].emplace_back(error_family(s.kernel), std::log(pairs[s.kernel_class].back().second / s.seconds));
-        if (s.kernel.cls != KernelClass::gemm) continue;
+        if (s.kernel.cls != KernelClass::gemm && s.kernel.cls != KernelClass::conv) continue;
         tiled_pairs[s.kernel_class].emplace_back(s.seconds, tiled.seconds(s.kernel, {}));
         tiled_families[s.kernel_class].emplace_back(error_family(s.kernel), std::log(tiled_pairs[s.kernel_class].back().second / s.seconds));
       }
   }
-  // GEMMs keep the blocked model only if it predicts the held-out GEMMs better than the tiles.
-  if (pairs.count("gemm") && tiled_pairs.count("gemm")) {
-    out.gemm_blocked = error_stats(pairs["gemm"], 0);
-    out.gemm_tiled = error_stats(tiled_pairs["gemm"], 0);
-  }
-  if (out.device.blocked_gemm.enabled() && !(out.gemm_blocked.count && out.gemm_blocked.mape + out.gemm_blocked.weighted < out.gemm_tiled.mape + out.gemm_tiled.weighted)) {
-    out.device.blocked_gemm = BlockedGemm{};
-    for (auto& [cls, tiled] : tiled_pairs) pairs[cls] = tiled, families[cls] = tiled_families[cls];
+  // Each structural model stays only where it predicts its class's held-out kernels better than
+  // the tiles (MAPE + weighted); the blocked GEMM model's class also decides for per_image_gemm.
+  const auto choose = [&](const std::string& cls, const std::string& model, bool enabled, const std::function<void()>& disable,
+                          std::vector<std::string> follow) {
+    if (!enabled || !pairs.count(cls) || !tiled_pairs.count(cls)) return;
+    StructuralChoice c{cls, model, error_stats(pairs[cls], 0), error_stats(tiled_pairs[cls], 0), true};
+    c.kept = c.structural.mape + c.structural.weighted < c.tiled.mape + c.tiled.weighted;
+    out.choices.push_back(c);
+    if (c.kept) return;
+    disable();
+    follow.push_back(cls);
+    for (const std::string& name : follow)
+      if (tiled_pairs.count(name)) pairs[name] = tiled_pairs[name], families[name] = tiled_families[name];
+  };
+  choose("gemm", "cache-blocked", out.device.blocked_gemm.enabled(), [&] { out.device.blocked_gemm = BlockedGemm{}; }, {"per_image_gemm"});
+  const std::pair<const char*, Phase> directions[] = {
+      {"conv_forward", Phase::forward}, {"conv_backward_data", Phase::backward_data}, {"conv_backward_filter", Phase::backward_weight}};
+  for (const auto& [cls, phase] : directions) {
+    DirectConv& d = out.device.direct_conv[static_cast<int>(phase)];
+    choose(cls, "direct", d.enabled(), [&d] { d = DirectConv{}; }, {});
   }
   // Each class's held-out spread becomes the interval of the kernels it prices; the three
   // convolution directions share one efficiency, and so one spread.

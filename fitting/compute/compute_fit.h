@@ -5,7 +5,8 @@
 //  * analytic: the roofline model's own parameters — effective fp32 peak, launch overhead and the
 //    GEMM pipeline fill from GEMMs; convolution efficiency and fill, and memory bandwidth, from
 //    convolutions — by Ceres on log errors, bounded to stay physical; beside the tiles, a CPU
-//    BLAS's cache-blocked GEMM (models/compute/blocked_gemm.h), kept where it predicts better.
+//    BLAS's cache-blocked GEMM (models/compute/blocked_gemm.h) and, per direction, a CPU
+//    library's direct convolution (models/compute/direct_conv.h), each kept where it predicts better.
 //  * regression: per kernel class, log time linear in shape features (regression_model.h), by
 //    Ceres with a Huber loss in log space; features chosen greedily by cross-validated error.
 //
@@ -53,14 +54,22 @@ struct RegressionFit {
 
 RegressionFit fit_regression(const std::string& kernel_class, const std::vector<ComputeSample>& samples);
 
+struct StructuralChoice {
+  std::string kernel_class;
+  std::string model;  // "cache-blocked" or "direct"
+  ErrorStats structural, tiled;
+  bool kept = false;
+};
+
 struct AnalyticFit {
   DeviceSpec device;      // the base device with the fitted parameters
   bool converged = false;
   std::string message;
   std::vector<std::pair<std::string, ErrorStats>> held_out;  // per kernel class
-  /// Held-out errors on class gemm of the two GEMM models: device.blocked_gemm is kept (enabled)
-  /// only where the blocked one's (MAPE + weighted) is lower. Empty when it could not be fitted.
-  ErrorStats gemm_blocked, gemm_tiled;
+  /// Per class where a structural model was fitted (gemm: the cache-blocked GEMM; each
+  /// convolution direction: the direct model), its held-out errors and the tiles': it is kept in
+  /// `device` only where its MAPE + weighted error is the lower.
+  std::vector<StructuralChoice> choices;
 };
 
 AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data);

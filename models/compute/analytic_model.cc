@@ -82,6 +82,19 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     c.memory_efficiency = 1.0;
     return c;
   }
+  if (k.cls == KernelClass::conv && k.phase != Phase::update && k.flops > 0) {
+    const DirectConv& d = device_.direct_conv[static_cast<int>(k.phase)];
+    if (d.enabled() && k.dtype == d.dtype) {
+      double parts[2];
+      c.seconds = d.seconds(k.conv, dtype_bytes(k.dtype), parts);
+      c.launch_seconds = d.call_overhead_s;
+      c.compute_seconds = parts[0];
+      c.memory_seconds = parts[1];
+      c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(conv_path(k.conv))]);
+      c.memory_efficiency = 1.0;
+      return c;
+    }
+  }
   if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
     const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
     c.compute_efficiency = k.flops > 0 ? matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors) : 1.0;

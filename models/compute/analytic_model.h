@@ -15,7 +15,9 @@
 // of peak bandwidth, divided by 1 + (dram_slowdown - 1) * bytes / (bytes + cache_bytes) where the
 // profile models a cache that large passes overflow. Where calibration found a CPU BLAS's cache
 // blocking (DeviceSpec::blocked_gemm), GEMMs of its element type are priced by that sum of
-// blocks, clean-up code, packing and call instead (models/compute/blocked_gemm.h).
+// blocks, clean-up code, packing and call instead (models/compute/blocked_gemm.h); where it
+// fitted a CPU library's convolutions of a direction as arithmetic plus traffic
+// (DeviceSpec::direct_conv), those are priced by that sum (models/compute/direct_conv.h).
 // Passes of an op-specific family (Kernel::pass: pooling, training batch norm, embedding gathers,
 // optimizer steps) use the family's own max_efficiency and ramp where the profile has them,
 // fitted to the whole pass, arithmetic included. All parameters live in the

@@ -22,6 +22,19 @@ double read_threshold(JsonObjectReader& r, const std::string& key) {
   return v.get<double>();
 }
 
+DType read_dtype(JsonObjectReader& r) {
+  const std::string type = r.text("dtype");
+  const auto dtype = parse_dtype(type);
+  if (!dtype) r.fail("dtype", "unknown element type '" + type + "'");
+  return *dtype;
+}
+
+double read_slowdown(JsonObjectReader& r, const std::string& key) {
+  const double v = r.real(key, std::nullopt);
+  if (!(v >= 1 && v <= 1e6)) r.fail(key, "must be in [1, 1e6]");
+  return v;
+}
+
 }  // namespace
 
 nlohmann::json communication_section(const std::vector<FittedCommModel>& models) {
@@ -194,15 +207,52 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
   list("long_row_slowdown", b.long_row_slowdown, 1.0 - 1e-12, 1e6, "[1, 1e6]");
   b.output_bandwidth = r.positive("output_bandwidth");
   b.large_output_bytes = r.positive("large_output_bytes");
-  b.large_output_slowdown = r.real("large_output_slowdown", std::nullopt);
-  if (!(b.large_output_slowdown >= 1 && b.large_output_slowdown <= 1e6)) r.fail("large_output_slowdown", "must be in [1, 1e6]");
+  b.large_output_slowdown = read_slowdown(r, "large_output_slowdown");
   b.call_overhead_s = r.positive("call_overhead_s");
-  const std::string type = r.text("dtype");
-  const auto dtype = parse_dtype(type);
-  if (!dtype) r.fail("dtype", "unknown element type '" + type + "'");
-  b.dtype = *dtype;
+  b.dtype = read_dtype(r);
   r.check_unknown();
   return b;
+}
+
+nlohmann::json direct_conv_section(const DirectConv& d) {
+  return {{"lanes", d.lanes}, {"rate", d.rate}, {"input_fill_exponent", d.input_fill_exponent},
+          {"output_fill_exponent", d.output_fill_exponent}, {"window_exponent", d.window_exponent},
+          {"input_bandwidth", d.input_bandwidth}, {"weight_bandwidth", d.weight_bandwidth},
+          {"output_bandwidth", d.output_bandwidth}, {"call_overhead_s", d.call_overhead_s},
+          {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown}, {"dtype", std::string(dtype_name(d.dtype))}};
+}
+
+DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& where) {
+  JsonObjectReader r(j, where);
+  DirectConv d;
+  d.lanes = r.integer("lanes", std::nullopt);
+  if (d.lanes <= 0) r.fail("lanes", "must be positive");
+  const auto positives = [&](const std::string& key, std::array<double, kConvPaths>& out) {
+    const nlohmann::json& a = r.at(key);
+    if (!a.is_array() || a.size() != out.size()) r.fail(key, "must be a list of " + std::to_string(out.size()) + " numbers (direct, pointwise, small-batch pointwise, depthwise)");
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!a[i].is_number() || !(a[i].get<double>() > 0)) r.fail(key, "element " + std::to_string(i) + " must be a positive number");
+      out[i] = a[i].get<double>();
+    }
+  };
+  positives("rate", d.rate);
+  const auto exponent = [&](const std::string& key, double low, double high) {
+    const double v = r.real(key, std::nullopt);
+    if (!(v >= low && v <= high)) r.fail(key, "must be in [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+    return v;
+  };
+  d.input_fill_exponent = exponent("input_fill_exponent", 0, 4);
+  d.output_fill_exponent = exponent("output_fill_exponent", 0, 4);
+  d.window_exponent = exponent("window_exponent", -2, 2);
+  positives("input_bandwidth", d.input_bandwidth);
+  d.weight_bandwidth = r.positive("weight_bandwidth");
+  positives("output_bandwidth", d.output_bandwidth);
+  d.call_overhead_s = r.positive("call_overhead_s");
+  d.large_bytes = r.positive("large_bytes");
+  d.large_slowdown = read_slowdown(r, "large_slowdown");
+  d.dtype = read_dtype(r);
+  r.check_unknown();
+  return d;
 }
 
 }  // namespace dnnperf

@@ -13,6 +13,7 @@
 
 #include "models/comm/fitted_comm_model.h"
 #include "models/compute/blocked_gemm.h"
+#include "models/compute/direct_conv.h"
 #include "models/compute/regression_model.h"
 
 namespace dnnperf {
@@ -39,5 +40,13 @@ std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohm
 //                  "dtype": "f32"}}   (inside "device"; models/compute/blocked_gemm.h)
 nlohmann::json blocked_gemm_section(const BlockedGemm& model);
 BlockedGemm read_blocked_gemm_section(const nlohmann::json& section, const std::string& where);
+
+//   "efficiency": {"direct_conv": {"forward": {"lanes": 16, "rate": [4 paths], "input_fill_exponent": 0.6,
+//                  "output_fill_exponent": 1.0, "window_exponent": 0, "input_bandwidth": [4 paths],
+//                  "weight_bandwidth": 1e10, "output_bandwidth": [4 paths], "call_overhead_s": 1e-5,
+//                  "large_bytes": 1.9e8, "large_slowdown": 6, "dtype": "f32"}, "backward_data": ..., "backward_weight": ...}}
+//   (inside "device"; paths: direct, pointwise, small-batch pointwise, depthwise; models/compute/direct_conv.h)
+nlohmann::json direct_conv_section(const DirectConv& model);
+DirectConv read_direct_conv_section(const nlohmann::json& section, const std::string& where);
 
 }  // namespace dnnperf

@@ -101,6 +101,14 @@ DeviceSpec read_device(const json& j, const std::string& where) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);
     if (e.has("blocked_gemm")) d.blocked_gemm = read_blocked_gemm_section(e.at("blocked_gemm"), where + ": efficiency.blocked_gemm");
+    if (e.has("direct_conv")) {
+      JsonObjectReader dc(e.at("direct_conv"), where + ": efficiency.direct_conv");
+      for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
+        const std::string name(phase_name(phase));
+        if (dc.has(name)) d.direct_conv[static_cast<int>(phase)] = read_direct_conv_section(dc.at(name), where + ": efficiency.direct_conv." + name);
+      }
+      dc.check_unknown();
+    }
     if (e.has("conv")) d.conv = read_matrix(e.at("conv"), where + ": efficiency.conv", d.conv);
     if (e.has("memory")) d.memory = read_memory(e.at("memory"), where + ": efficiency.memory", d.memory);
     if (e.has("passes")) {

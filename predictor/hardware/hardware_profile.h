@@ -5,6 +5,7 @@
 // Profiles are JSON files (docs/hardware-format.md); data/hardware/ ships datasheet profiles of
 // V100, A100 (40 and 80 GB), H100, H200 nodes and a generic CPU node. Datasheet profiles carry
 // default model parameters; calibration (dnnperf fit) replaces them through the same fields.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "models/comm/fitted_comm_model.h"
 #include "models/compute/blocked_gemm.h"
+#include "models/compute/direct_conv.h"
 #include "models/compute/regression_model.h"
 #include "predictor/common/dtype.h"
 
@@ -70,6 +72,10 @@ struct DeviceSpec {
   /// `gemm`'s tiles (models/compute/blocked_gemm.h); `gemm` still sets the effective peak.
   BlockedGemm blocked_gemm;
   MatrixEfficiency conv;
+  /// Where calibration fitted a CPU library's convolutions as arithmetic plus traffic, per
+  /// direction (index: Phase forward, backward_data, backward_weight), convolutions of that
+  /// direction are priced by it instead of by `conv`'s tiles (models/compute/direct_conv.h).
+  std::array<DirectConv, 3> direct_conv;
   MemoryEfficiency memory;
   /// Op-specific pass families (Kernel::pass) priced apart from plain passes, fitted from their
   /// own measurements; a family not listed runs at `memory`'s efficiency.

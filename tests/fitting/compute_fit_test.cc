@@ -198,10 +198,13 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   CHECK(b.vector_width == 4);
   CHECK(b.block_flops == Approx(40e9).epsilon(0.05));
   CHECK(b.misaligned_slowdown[1] == Approx(3.0).epsilon(0.15));
-  INFO("long rows from " << b.long_row_bytes << " bytes: " << b.long_row_slowdown[0] << " " << b.long_row_slowdown[1] << " " << b.long_row_slowdown[2] << " " << b.long_row_slowdown[3] << "; mape " << f.gemm_blocked.mape);
+  INFO("long rows from " << b.long_row_bytes << " bytes: " << b.long_row_slowdown[0] << " " << b.long_row_slowdown[1] << " " << b.long_row_slowdown[2] << " " << b.long_row_slowdown[3] );
   CHECK(b.long_row_slowdown[3] == Approx(2.5).epsilon(0.15));
-  CHECK(f.gemm_blocked.mape < 4.0);  // 2% noise
-  CHECK(f.gemm_blocked.mape < f.gemm_tiled.mape / 3);
+  REQUIRE(f.choices.size() == 1);
+  CHECK(f.choices[0].kernel_class == "gemm");
+  CHECK(f.choices[0].kept);
+  CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
+  CHECK(f.choices[0].structural.mape < f.choices[0].tiled.mape / 3);
   // Data a tiled GPU GEMM made (no blocks, no clean-up) keep the tiles.
   DeviceSpec gpu = find_hardware_profile("cpu").device;
   gpu.multiprocessors = 1, gpu.peak_flops[MathMode::fp32] = 50e9, gpu.launch_overhead_s = 8e-6, gpu.gemm.max_efficiency = 1.0;
@@ -210,4 +213,43 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   smooth.threads = 1;
   for (const Kernel& k : gemms(80, 2)) smooth.samples.push_back({k, "gemm", tiled.seconds(k, {})});
   CHECK_FALSE(fit_analytic(gpu, smooth).device.blocked_gemm.enabled());
+}
+
+TEST_CASE("The analytic family finds a convolution library's lanes, paths and traffic", "[fitting][compute]") {
+  DirectConv truth;
+  truth.lanes = 8, truth.rate = {60e9, 45e9, 20e9, 4e9}, truth.input_fill_exponent = 1.0, truth.output_fill_exponent = 0.5;
+  truth.window_exponent = 0.1, truth.input_bandwidth = {8e9, 6e9, 4e9, 3e9}, truth.weight_bandwidth = 10e9;
+  truth.output_bandwidth = {6e9, 5e9, 3e9, 2e9}, truth.call_overhead_s = 5e-6;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  const auto pick = [&](std::initializer_list<std::int64_t> v) { return *(v.begin() + static_cast<std::ptrdiff_t>(rng() % v.size())); };
+  ComputeData data;
+  data.threads = 1;
+  while (data.samples.size() < 240) {
+    ConvShape c;
+    c.n = pick({1, 2, 4, 8, 16, 32});
+    c.c = pick({3, 12, 16, 24, 37, 64, 96, 128, 256});
+    c.k = pick({8, 16, 20, 32, 64, 100, 128, 256});
+    c.h = c.w = pick({7, 14, 28, 56});
+    c.r = c.s = pick({1, 3, 5});
+    c.stride_h = c.stride_w = pick({1, 2});
+    if (rng() % 6 == 0) c.k = c.c, c.groups = c.c, c.r = c.s = 3;
+    c.pad_h = c.pad_w = c.r / 2;
+    c.p = (c.h + 2 * c.pad_h - c.r) / c.stride_h + 1, c.q = c.p;
+    const Kernel k = conv_kernel(Phase::forward, c, DType::f32);
+    if (k.flops > 2e9) continue;
+    data.samples.push_back({k, "conv_forward", truth.seconds(c, 4) * std::exp(noise(rng))});
+  }
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
+  const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::forward)];
+  REQUIRE(d.enabled());
+  CHECK(d.lanes == 8);
+  CHECK(d.rate[0] == Approx(60e9).epsilon(0.15));
+  CHECK(d.input_fill_exponent == Approx(1.0).margin(0.2));
+  REQUIRE(f.choices.size() == 1);
+  CHECK(f.choices[0].kernel_class == "conv_forward");
+  CHECK(f.choices[0].kept);
+  CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
+  CHECK(f.choices[0].structural.mape < f.choices[0].tiled.mape / 3);
+  CHECK_FALSE(f.device.direct_conv[static_cast<int>(Phase::backward_data)].enabled());  // no such measurements
 }

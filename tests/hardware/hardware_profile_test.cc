@@ -125,3 +125,25 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   });
   CHECK_THROWS_WITH(load_hardware_profile(block), Catch::Contains("efficiency.blocked_gemm: field 'block' is required"));
 }
+
+TEST_CASE("A profile's direct convolution models are read back per direction, and bad fields are named", "[hardware][errors]") {
+  DirectConv d;
+  d.lanes = 16, d.rate = {2e11, 2.5e11, 4.5e10, 1e12}, d.input_fill_exponent = 0.6, d.output_fill_exponent = 1.0, d.window_exponent = 0.03;
+  d.input_bandwidth = {1e10, 2e10, 3e10, 4e10}, d.weight_bandwidth = 1e10, d.output_bandwidth = {5e9, 6e9, 7e9, 8e9};
+  d.call_overhead_s = 1e-5, d.large_bytes = 1.9e8, d.large_slowdown = 6;
+  const std::string good = write_variant("direct", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["backward_data"] = direct_conv_section(d); });
+  const HardwareProfile hw = load_hardware_profile(good);
+  CHECK_FALSE(hw.device.direct_conv[static_cast<int>(Phase::forward)].enabled());
+  const DirectConv& back = hw.device.direct_conv[static_cast<int>(Phase::backward_data)];
+  REQUIRE(back.enabled());
+  ConvShape c;
+  c.n = 4, c.c = 64, c.h = c.w = 16, c.k = 64, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 16;
+  CHECK(back.seconds(c, 4) == Approx(d.seconds(c, 4)));
+  const std::string rate = write_variant("rate", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"]["rate"][3] = -1;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(rate), Catch::Contains("efficiency.direct_conv.forward: field 'rate' element 3 must be a positive number"));
+  const std::string phase = write_variant("phase", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["sideways"] = direct_conv_section(d); });
+  CHECK_THROWS_WITH(load_hardware_profile(phase), Catch::Contains("efficiency.direct_conv: unknown field 'sideways'"));
+}

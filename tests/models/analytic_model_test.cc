@@ -4,6 +4,7 @@
 
 #include "predictor/common/error.h"
 #include "predictor/hardware/hardware_profile.h"
+#include "predictor/lowering/lower.h"
 
 using namespace dnnperf;
 
@@ -128,4 +129,37 @@ TEST_CASE("A blocked GEMM model prices GEMMs of its type as blocks, clean-up, pa
   DeviceSpec plain = d;
   plain.blocked_gemm = BlockedGemm{};
   CHECK(model.seconds(gemm(96, 96, 96, DType::f64), {}) == AnalyticComputeModel(plain).seconds(gemm(96, 96, 96, DType::f64), {}));
+}
+
+TEST_CASE("A direct convolution model prices each direction as arithmetic on lanes plus traffic", "[models][compute]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  ConvShape c;
+  c.n = 4, c.c = 24, c.h = c.w = 16, c.k = 64, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 16;
+  const Kernel fwd = conv_kernel(Phase::forward, c, DType::f32);
+  const Kernel wgrad = conv_kernel(Phase::backward_weight, c, DType::f32);
+  const double tiled_wgrad = AnalyticComputeModel(d).seconds(wgrad, {});
+  DirectConv& m = d.direct_conv[static_cast<int>(Phase::forward)];
+  m.lanes = 16, m.rate = {40e9, 30e9, 20e9, 5e9}, m.input_fill_exponent = 1, m.output_fill_exponent = 0, m.window_exponent = 0;
+  m.input_bandwidth = {10e9, 10e9, 10e9, 10e9}, m.weight_bandwidth = 20e9, m.output_bandwidth = {5e9, 5e9, 5e9, 5e9};
+  m.call_overhead_s = 2e-6;
+  const AnalyticComputeModel model(d);
+  // 24 input channels fill 24 of 32 lanes: the direct path at 3/4 of 40 GFLOP/s.
+  const double flops = 2.0 * 4 * 64 * 16 * 16 * 24 * 9;
+  const double traffic = 4.0 * 24 * 16 * 16 * 4 / 10e9 + 64.0 * 24 * 9 * 4 / 20e9 + 4.0 * 64 * 16 * 16 * 4 / 5e9;
+  CHECK(model.seconds(fwd, {}) == Approx(flops / 30e9 + traffic + 2e-6));
+  const AnalyticCost parts = model.cost(fwd, {});
+  CHECK(parts.compute_seconds == Approx(flops / 30e9));
+  CHECK(parts.memory_seconds == Approx(traffic));
+  // Only its own direction: the weight gradient keeps the tiles.
+  CHECK(model.seconds(wgrad, {}) == tiled_wgrad);
+  // A depthwise convolution takes its own path.
+  ConvShape dw = c;
+  dw.k = dw.c = dw.groups = 32;
+  CHECK(conv_path(dw) == ConvPath::depthwise);
+  ConvShape pw = c;
+  pw.r = pw.s = 1, pw.pad_h = pw.pad_w = 0;
+  CHECK(conv_path(pw) == ConvPath::small_batch_pointwise);
+  pw.n = 16;
+  CHECK(conv_path(pw) == ConvPath::pointwise);
+  CHECK(conv_path(c) == ConvPath::direct);
 }

@@ -1,0 +1,52 @@
+#include "models/compute/direct_conv.h"
+
+namespace dnnperf {
+
+ConvPath conv_path(const ConvShape& c) {
+  if (c.groups > 1) return ConvPath::depthwise;
+  if (c.r != 1 || c.s != 1) return ConvPath::direct;
+  // PyTorch's CPU convolution leaves oneDNN for its own im2col-and-GEMM code exactly when a 1x1
+  // unstrided convolution has a batch under 16 on one thread (ATen's use_mkldnn condition).
+  const bool unstrided = c.stride_h == 1 && c.stride_w == 1;
+  return unstrided && c.n < 16 ? ConvPath::small_batch_pointwise : ConvPath::pointwise;
+}
+
+std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
+  std::array<double, kDirectConvParameters> p{};
+  for (int i = 0; i < kConvPaths; ++i) {
+    p[i] = std::log(m.rate[i]);
+    p[7 + i] = std::log(m.input_bandwidth[i]);
+    p[12 + i] = std::log(m.output_bandwidth[i]);
+  }
+  p[4] = m.input_fill_exponent;
+  p[5] = m.output_fill_exponent;
+  p[6] = m.window_exponent;
+  p[11] = std::log(m.weight_bandwidth);
+  p[16] = std::log(m.call_overhead_s);
+  p[17] = std::log(m.large_bytes);
+  p[18] = std::log(std::max(m.large_slowdown - 1, 1e-12));
+  return p;
+}
+
+DirectConv with_log_parameters(DirectConv m, const double* p) {
+  for (int i = 0; i < kConvPaths; ++i) {
+    m.rate[i] = std::exp(p[i]);
+    m.input_bandwidth[i] = std::exp(p[7 + i]);
+    m.output_bandwidth[i] = std::exp(p[12 + i]);
+  }
+  m.input_fill_exponent = p[4];
+  m.output_fill_exponent = p[5];
+  m.window_exponent = p[6];
+  m.weight_bandwidth = std::exp(p[11]);
+  m.call_overhead_s = std::exp(p[16]);
+  m.large_bytes = std::exp(p[17]);
+  m.large_slowdown = 1 + std::exp(p[18]);
+  return m;
+}
+
+double DirectConv::seconds(const ConvShape& c, double element_bytes, double* parts) const {
+  const auto p = log_parameters(*this);
+  return direct_conv_seconds(c, conv_path(c), lanes, element_bytes, p.data(), parts);
+}
+
+}  // namespace dnnperf
