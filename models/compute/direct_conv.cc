@@ -17,6 +17,7 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
     p[i] = std::log(m.rate[i]);
     p[7 + i] = std::log(m.input_bandwidth[i]);
     p[12 + i] = std::log(m.output_bandwidth[i]);
+    p[20 + i] = m.stride_exponent[i];
   }
   p[4] = m.input_fill_exponent;
   p[5] = m.output_fill_exponent;
@@ -25,6 +26,7 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[16] = std::log(m.call_overhead_s);
   p[17] = std::log(m.large_bytes);
   p[18] = std::log(std::max(m.large_slowdown - 1, 1e-12));
+  p[19] = m.narrow_input_fill_exponent;
   return p;
 }
 
@@ -33,6 +35,7 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
     m.rate[i] = std::exp(p[i]);
     m.input_bandwidth[i] = std::exp(p[7 + i]);
     m.output_bandwidth[i] = std::exp(p[12 + i]);
+    m.stride_exponent[i] = p[20 + i];
   }
   m.input_fill_exponent = p[4];
   m.output_fill_exponent = p[5];
@@ -41,6 +44,7 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.call_overhead_s = std::exp(p[16]);
   m.large_bytes = std::exp(p[17]);
   m.large_slowdown = 1 + std::exp(p[18]);
+  m.narrow_input_fill_exponent = p[19];
   return m;
 }
 

@@ -6,14 +6,19 @@
 // (reordering activations and weights into its blocked layouts and back), and the two add up:
 //
 //   t = call_overhead
-//     + FLOPs * (R S)^window_exponent
+//     + FLOPs * (R S)^window_exponent * (stride_h stride_w)^stride_exponent[path]
 //         / (rate[path] * fill(C / groups)^input_fill_exponent * fill(K / groups)^output_fill_exponent)
+//       (with narrow_input_fill_exponent for fewer input channels than lanes)
 //     + (input_bytes / input_bandwidth[path] + weight_bytes / weight_bandwidth
 //        + output_bytes / output_bandwidth[path]) * large(input_bytes + output_bytes)
 //
 // where input and output are the forward's activations (N C H W and N K P Q) in every direction,
 // fill(c) = c / (lanes * ceil(c / lanes)) is the share of vector lanes a channel count fills
-// (oneDNN blocks channels by 16 floats on AVX-512), and large(B) = 1 + (large_slowdown - 1) r^4 /
+// (oneDNN blocks channels by 16 floats on AVX-512; inputs narrower than a vector, as an RGB
+// image, go to kernels that vectorise over output channels instead: 3-channel 7x7 convolutions
+// reach 100-200 GFLOP/s on the VM, so they get an exponent of their own); the stride term lets a
+// path's work follow the input's pixels rather than the output's (a depthwise 3x3 weight gradient
+// at stride 2 takes as long as at stride 1 on the VM: 4x the time per FLOP); and large(B) = 1 + (large_slowdown - 1) r^4 /
 // (1 + r^4), r = B / large_bytes, the slowdown of tensors far beyond the caches. Each direction
 // takes one of four code paths with rates and traffic of its own: direct (the general kernel),
 // pointwise (1x1, groups 1), small-batch pointwise (1x1, unstrided, batch under 16: PyTorch's CPU
@@ -43,6 +48,8 @@ struct DirectConv {
   std::int64_t lanes = 0;
   std::array<double, kConvPaths> rate{};              // FLOP/s at full lanes, per path
   double input_fill_exponent = 0, output_fill_exponent = 0;
+  double narrow_input_fill_exponent = 0;  // where C / groups < lanes
+  std::array<double, kConvPaths> stride_exponent{};
   double window_exponent = 0;
   std::array<double, kConvPaths> input_bandwidth{};   // bytes/s, per path
   double weight_bandwidth = 0;
@@ -61,8 +68,9 @@ struct DirectConv {
 /// The continuous parameters in log form, as Ceres fits them: p[0..3] log rate, p[4], p[5] the
 /// fill exponents, p[6] the window exponent, p[7..10] log input_bandwidth, p[11] log
 /// weight_bandwidth, p[12..15] log output_bandwidth, p[16] log call_overhead_s, p[17] log
-/// large_bytes, p[18] log(large_slowdown - 1).
-constexpr int kDirectConvParameters = 19;
+/// large_bytes, p[18] log(large_slowdown - 1), p[19] the narrow inputs' fill exponent, p[20..23]
+/// the stride exponents.
+constexpr int kDirectConvParameters = 24;
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& model);
 DirectConv with_log_parameters(DirectConv model, const double* p);
 
@@ -84,8 +92,10 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lane
   const double input = n * static_cast<double>(c.c * c.h * c.w) * element_bytes;
   const double weights = static_cast<double>(c.k) * per_group_in * window * element_bytes;
   const double output = n * static_cast<double>(c.k * c.p * c.q) * element_bytes;
-  const T arithmetic = flops * exp(p[6] * std::log(window) - p[path]) /
-                       (pow(T(fill(per_group_in)), p[4]) * pow(T(fill(per_group_out)), p[5]));
+  const bool narrow = per_group_in < static_cast<double>(lanes);
+  const double strides = static_cast<double>(c.stride_h * c.stride_w);
+  const T arithmetic = flops * exp(p[6] * std::log(window) + p[20 + path] * std::log(strides) - p[path]) /
+                       (pow(T(fill(per_group_in)), narrow ? p[19] : p[4]) * pow(T(fill(per_group_out)), p[5]));
   const T r = pow(T(input + output) * exp(-p[17]), 4.0);
   const T memory = (input * exp(-p[7 + path]) + weights * exp(-p[11]) + output * exp(-p[12 + path])) * (T(1) + exp(p[18]) * r / (T(1) + r));
   if (parts) parts[0] = arithmetic, parts[1] = memory;

@@ -216,7 +216,8 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
 
 nlohmann::json direct_conv_section(const DirectConv& d) {
   return {{"lanes", d.lanes}, {"rate", d.rate}, {"input_fill_exponent", d.input_fill_exponent},
-          {"output_fill_exponent", d.output_fill_exponent}, {"window_exponent", d.window_exponent},
+          {"output_fill_exponent", d.output_fill_exponent}, {"narrow_input_fill_exponent", d.narrow_input_fill_exponent},
+          {"window_exponent", d.window_exponent}, {"stride_exponent", d.stride_exponent},
           {"input_bandwidth", d.input_bandwidth}, {"weight_bandwidth", d.weight_bandwidth},
           {"output_bandwidth", d.output_bandwidth}, {"call_overhead_s", d.call_overhead_s},
           {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown}, {"dtype", std::string(dtype_name(d.dtype))}};
@@ -227,13 +228,16 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   DirectConv d;
   d.lanes = r.integer("lanes", std::nullopt);
   if (d.lanes <= 0) r.fail("lanes", "must be positive");
-  const auto positives = [&](const std::string& key, std::array<double, kConvPaths>& out) {
+  const auto per_path = [&](const std::string& key, std::array<double, kConvPaths>& out, double low, double high, const std::string& range) {
     const nlohmann::json& a = r.at(key);
     if (!a.is_array() || a.size() != out.size()) r.fail(key, "must be a list of " + std::to_string(out.size()) + " numbers (direct, pointwise, small-batch pointwise, depthwise)");
     for (std::size_t i = 0; i < out.size(); ++i) {
-      if (!a[i].is_number() || !(a[i].get<double>() > 0)) r.fail(key, "element " + std::to_string(i) + " must be a positive number");
+      if (!a[i].is_number() || !(a[i].get<double>() > low && a[i].get<double>() <= high)) r.fail(key, "element " + std::to_string(i) + " must be " + range);
       out[i] = a[i].get<double>();
     }
+  };
+  const auto positives = [&](const std::string& key, std::array<double, kConvPaths>& out) {
+    per_path(key, out, 0.0, std::numeric_limits<double>::max(), "a positive number");
   };
   positives("rate", d.rate);
   const auto exponent = [&](const std::string& key, double low, double high) {
@@ -243,7 +247,9 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   };
   d.input_fill_exponent = exponent("input_fill_exponent", 0, 4);
   d.output_fill_exponent = exponent("output_fill_exponent", 0, 4);
+  d.narrow_input_fill_exponent = exponent("narrow_input_fill_exponent", 0, 4);
   d.window_exponent = exponent("window_exponent", -2, 2);
+  per_path("stride_exponent", d.stride_exponent, -2.0, 2.0, "in (-2, 2]");
   positives("input_bandwidth", d.input_bandwidth);
   d.weight_bandwidth = r.positive("weight_bandwidth");
   positives("output_bandwidth", d.output_bandwidth);

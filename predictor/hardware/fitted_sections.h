@@ -42,7 +42,8 @@ nlohmann::json blocked_gemm_section(const BlockedGemm& model);
 BlockedGemm read_blocked_gemm_section(const nlohmann::json& section, const std::string& where);
 
 //   "efficiency": {"direct_conv": {"forward": {"lanes": 16, "rate": [4 paths], "input_fill_exponent": 0.6,
-//                  "output_fill_exponent": 1.0, "window_exponent": 0, "input_bandwidth": [4 paths],
+//                  "output_fill_exponent": 1.0, "narrow_input_fill_exponent": 0, "window_exponent": 0,
+//                  "stride_exponent": [4 paths], "input_bandwidth": [4 paths],
 //                  "weight_bandwidth": 1e10, "output_bandwidth": [4 paths], "call_overhead_s": 1e-5,
 //                  "large_bytes": 1.9e8, "large_slowdown": 6, "dtype": "f32"}, "backward_data": ..., "backward_weight": ...}}
 //   (inside "device"; paths: direct, pointwise, small-batch pointwise, depthwise; models/compute/direct_conv.h)
