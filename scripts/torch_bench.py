@@ -11,7 +11,8 @@ measure the same shapes:
     /usr/bin/python3 scripts/torch_bench.py --shapes zoo:resnet18 --batch 8 -o cpu_resnet18.jsonl
 
 Each kernel: warm-up, then repetitions until about --target seconds (at least 5), median and
-spread. Kernels above --max-flops are recorded as skipped (a single-threaded CPU would take
+spread. --co-run P times them alone and again beside P-1 processes running the same kernels (how
+data-parallel ranks sharing a CPU slow each other). Kernels above --max-flops are recorded as skipped (a single-threaded CPU would take
 minutes). --time-budget stops cleanly; --resume continues a file. --cold evicts the caches before
 each repetition of a GEMM or convolution. The process runs with dnnperf's allocator policy
 (dnnperf_py/allocator.py).
@@ -236,8 +237,17 @@ def main():
                              "the records say so in their layout")
     parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
                         "as dnnperf validate passes them); instead of --shapes")
+    parser.add_argument("--co-run", type=int, default=1, metavar="P",
+                        help="time every kernel alone, then again while P-1 other processes run the same kernels on the "
+                             "other cores (records with layout co_running = P): how much processes sharing a node, as "
+                             "data-parallel ranks on one CPU do, slow each other's kernels")
+    parser.add_argument("--co-run-load", help=argparse.SUPPRESS)  # internal: a loader process's kernel list
     parser.add_argument("--dnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "dnnperf"))
     args = parser.parse_args()
+    if args.co_run_load:
+        return co_run_load(args)
+    if args.co_run < 1:
+        raise SystemExit("torch_bench: --co-run must be at least 1")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("torch_bench: no CUDA device available to PyTorch; nothing measured", file=sys.stderr)
         return 77
@@ -273,6 +283,55 @@ def main():
         layout["device"] = torch.cuda.get_device_name()
     writer = RecordWriter(args.output, args.resume, {"torch": torch.__version__, "allocator": allocator.describe()})
     start = time.time()
+    # With --co-run the lone timings are the baseline of the co-running ones (co_running 1), not
+    # samples of their own: `dnnperf fit` takes its kernel samples from the calibration proper.
+    written = measure_all(args, kernels, dict(layout, co_running=1) if args.co_run > 1 else layout, flush, writer, start)
+    if args.co_run > 1:
+        loaders = start_loaders(args, kernels)
+        try:
+            written += measure_all(args, kernels, dict(layout, co_running=args.co_run), flush, writer, start)
+        finally:
+            for p in loaders:
+                p.kill()
+                p.wait()
+    print(f"\ntorch_bench: {written} records written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def start_loaders(args, kernels):
+    """P-1 processes that run the kernels over and over until killed; returns once all of them run."""
+    listing = args.output + ".co_run_kernels.json"
+    with open(listing, "w") as f:
+        json.dump([k for k in kernels if not k["op"].startswith("memory_")] or kernels, f)
+    command = [sys.executable, os.path.abspath(__file__), "--co-run-load", listing, "-o", os.devnull, "--device", args.device,
+               "--threads", str(torch.get_num_threads()), "--max-flops", str(args.max_flops)]
+    loaders = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for _ in range(args.co_run - 1)]
+    for p in loaders:  # each says "running" once its first kernel ran: torch's import takes seconds
+        if p.stdout.readline().strip() != "running":
+            for q in loaders:
+                q.kill()
+            raise SystemExit("torch_bench: a --co-run loader process failed to start")
+    os.remove(listing)
+    return loaders
+
+
+def co_run_load(args):
+    """A loader process: runs the listed kernels in a loop, warm, until killed."""
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    with open(args.co_run_load) as f:
+        calls = [make_call(k["op"], k["params"], args.device) for k in json.load(f) if flops(k["op"], k["params"]) <= args.max_flops]
+    announced = False
+    while True:
+        for call in calls:
+            call()
+            if not announced:
+                print("running", flush=True)
+                announced = True
+
+
+def measure_all(args, kernels, layout, flush, writer, start):
+    """Times every kernel (resumable: records already in the output are skipped); the number written."""
     written = 0
     for i, kern in enumerate(kernels):
         if args.time_budget and time.time() - start > args.time_budget:
@@ -300,8 +359,7 @@ def main():
         if sys.stderr.isatty():
             elapsed = time.time() - start
             print(f"\r[{i + 1}/{len(kernels)}] {elapsed:.0f} s elapsed, ETA {elapsed / (i + 1) * (len(kernels) - i - 1):.0f} s", end="", file=sys.stderr)
-    print(f"\ntorch_bench: {written} records written to {args.output}", file=sys.stderr)
-    return 0
+    return written
 
 
 if __name__ == "__main__":

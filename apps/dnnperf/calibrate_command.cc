@@ -1,14 +1,17 @@
 #include "apps/dnnperf/calibrate_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/format.h"
 #include "predictor/common/error.h"
+#include "predictor/hardware/fitted_sections.h"
 
 namespace dnnperf::cli {
 namespace {
@@ -102,6 +105,25 @@ void run(const Options& o) {
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
+  // Data-parallel ranks on one CPU share its caches and memory: time the reference kernels again
+  // beside as many processes as the largest --procs count (a few seconds).
+  int most_procs = 1;
+  for (std::size_t at = 0; at < o.procs.size();) {
+    const std::size_t comma = o.procs.find(',', at);
+    most_procs = std::max(most_procs, std::atoi(o.procs.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str()));
+    at = comma == std::string::npos ? o.procs.size() : comma + 1;
+  }
+  if (o.device == "cpu" && most_procs > 1 && std::filesystem::exists(kernels)) {
+    const std::string list = work + "/co_run_kernels.json";
+    const std::string co_run = work + "/torch_cpu_co_run.jsonl";
+    std::ofstream(list) << measured_kernels_section(reference_kernels(fitting::load_compute_data({kernels}).samples)).dump() << "\n";
+    if (run_step("reference kernels beside " + std::to_string(most_procs - 1) + " co-running process(es)",
+                 o.python + " " + quote(script) + " --kernels " + quote(list) + " --co-run " + std::to_string(most_procs) + cold + common +
+                     " -o " + quote(co_run)) == 0)
+      files.push_back(co_run);
+    else
+      std::cout << "calibrate: the co-running measurement failed (see above); the profile assumes ranks do not slow each other\n";
+  }
   // The networks' own kernels, priced by their measured time in the profile (fit --measured-kernels).
   for (const std::string& network : o.networks) {
     const std::string spec = network + (o.input > 0 ? "@" + std::to_string(o.input) : "");

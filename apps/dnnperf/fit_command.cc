@@ -26,11 +26,7 @@
 #include "predictor/hardware/hardware_profile.h"
 
 namespace dnnperf::cli {
-namespace {
 
-// Per GEMM and convolution class, four measured kernels spread over the times of those that take
-// 0.2-20 ms (long enough to time well, short enough to re-time in seconds): `validate` times them
-// again to tell the machine's drift from the model's error.
 std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitting::ComputeSample>& samples) {
   std::map<std::string, std::vector<const fitting::ComputeSample*>> by_class;
   for (const fitting::ComputeSample& s : samples)
@@ -47,6 +43,8 @@ std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitti
   }
   return out;
 }
+
+namespace {
 
 // The share of the roofline's time-weighted held-out error a regression must stay under to
 // replace it (fit --family both).
@@ -231,6 +229,15 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     for (const auto& [name, e] : analytic.device.passes)
       passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
                       {"dram_slowdown", e.dram_slowdown}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
+  }
+  // Ranks sharing the machine: the median slowdown of the kernels timed beside co-running ones.
+  for (auto& [processes, ratios] : data.co_run_ratios) {
+    std::sort(ratios.begin(), ratios.end());
+    const auto at = [&](double q) { return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5)]; };
+    d["co_run_slowdown"][std::to_string(processes)] = at(0.5);
+    std::cout << "co-running: kernels beside " << processes - 1 << " other process" << (processes > 2 ? "es" : "") << " take " << fixed(at(0.5), 3)
+              << "x their time alone (median of " << ratios.size() << "; 10-90%: " << fixed(at(0.1), 2) << "-" << fixed(at(0.9), 2)
+              << "x); data-parallel ranks on one node are priced so\n";
   }
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));

@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fitting/compute/compute_fit.h"
+
 namespace dnnperf::cli {
 
 void add_fit_command(CLI::App& app);
@@ -14,5 +16,11 @@ void add_comm_command(CLI::App& app);
 /// `measured_kernels`: keep the measured GEMMs and convolutions in the profile (fit --measured-kernels).
 void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report,
                bool measured_kernels = false);
+
+/// Per GEMM and convolution class, four measured kernels spread over the times of those that take
+/// 0.2-20 ms (long enough to time well, short enough to re-time in seconds): `validate` times them
+/// again to tell the machine's drift from the model's error, `calibrate --procs` beside co-running
+/// processes.
+std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitting::ComputeSample>& samples);
 
 }  // namespace dnnperf::cli

@@ -338,7 +338,10 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
 /// The blocked GEMM model of the training GEMMs of the most measured element type: vector width
 /// at a middling block, then the block at that width, then the width again (both matter: with
 /// no vector width the block is not identifiable on the dev VM's ATLAS, with it 48 stands out).
-std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::vector<const ComputeSample*>& train) {
+/// With `refit`, only its continuous parameters are fitted again from its values (the held-out
+/// folds: the discrete choices and the starts were made on all the data, as the regression's
+/// blocking is).
+std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::vector<const ComputeSample*>& train, const BlockedGemm* refit) {
   std::map<DType, std::vector<const ComputeSample*>> by_type;
   for (const ComputeSample* s : train)
     if (s->kernel.cls == KernelClass::gemm) by_type[s->kernel.dtype].push_back(s);
@@ -346,6 +349,11 @@ std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::ve
   const auto most = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
   const std::vector<const ComputeSample*>& gemms = most->second;
   if (gemms.size() < 3 * static_cast<std::size_t>(kBlockedGemmParameters)) return std::nullopt;
+  if (refit) {
+    if (!refit->enabled() || refit->dtype != most->first) return std::nullopt;
+    const auto fit = solve_blocked_once(*refit, gemms);
+    return fit ? std::optional<BlockedGemm>(fit->second) : std::nullopt;
+  }
   BlockedGemm best;
   best.dtype = most->first;
   best.block = 64;
@@ -421,7 +429,8 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
 /// The direct model of one direction's training convolutions of the most measured element type:
 /// the lane width from one start, then several starts at that width (arithmetic against traffic
 /// is a sum of two unknown rates, and a start far on one side can settle there).
-std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase) {
+/// With `refit`, as solve_blocked.
+std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, const DirectConv* refit) {
   std::map<DType, std::vector<const ComputeSample*>> by_type;
   for (const ComputeSample* s : train)
     if (s->kernel.cls == KernelClass::conv && s->kernel.phase == phase) by_type[s->kernel.dtype].push_back(s);
@@ -429,6 +438,11 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
   const auto most = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
   const std::vector<const ComputeSample*>& convs = most->second;
   if (convs.size() < 3 * static_cast<std::size_t>(kDirectConvParameters)) return std::nullopt;
+  if (refit) {
+    if (!refit->enabled() || refit->dtype != most->first) return std::nullopt;
+    const auto fit = solve_direct_conv_once(*refit, convs);
+    return fit ? std::optional<DirectConv>(fit->second) : std::nullopt;
+  }
   const auto start_at = [&](std::int64_t lanes, double rate, double bandwidth) {
     DirectConv d;
     d.dtype = most->first;
@@ -499,7 +513,9 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
 
 /// Memory passes first (bandwidth, ramp, launch overhead), then GEMMs (peak, fill, efficiency)
 /// and convolutions on top of them, and the op-specific pass families on the fitted bandwidth.
-bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* message) {
+/// With `refit` (a device fitted to all the data), the structural models keep its discrete
+/// choices and start from its parameters.
+bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* message, const DeviceSpec* refit = nullptr) {
   bool any = false, launch_known = false;
   std::string all;
   for (Stage stage : {Stage::memory, Stage::gemm, Stage::conv}) {
@@ -510,9 +526,11 @@ bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& tra
     if (!ok) all += (all.empty() ? "" : "; ") + m;
   }
   // Fitted beside the tiles; fit_analytic keeps, per class, whichever predicts held-out kernels better.
-  device.blocked_gemm = solve_blocked(device, train).value_or(BlockedGemm{});
-  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight})
-    device.direct_conv[static_cast<int>(phase)] = solve_direct_conv(train, phase).value_or(DirectConv{});
+  device.blocked_gemm = solve_blocked(device, train, refit ? &refit->blocked_gemm : nullptr).value_or(BlockedGemm{});
+  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
+    const int i = static_cast<int>(phase);
+    device.direct_conv[i] = solve_direct_conv(train, phase, refit ? &refit->direct_conv[i] : nullptr).value_or(DirectConv{});
+  }
   if (launch_known) solve_passes(device, train, &all);
   if (message) *message = all.empty() ? "converged" : all;
   return any;
@@ -544,6 +562,13 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   ComputeData d;
   std::set<std::string> hosts, devices;
   std::set<std::string> seen;
+  struct CoRun {
+    std::string file, id;
+    int processes;
+    double seconds;
+  };
+  std::vector<CoRun> co_run;
+  std::map<std::string, std::map<std::string, double>> alone;  // per file, per kernel: its time alone
   for (const std::string& file : files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -570,12 +595,20 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         continue;
       }
       const std::string id = r.op + r.params.dump() + r.dtype;
+      hosts.insert(r.host);
+      devices.insert(r.layout.value("device", std::string("?")));
+      const int co_running = r.layout.is_object() && r.layout.contains("co_running") && r.layout["co_running"].is_number_integer()
+                                 ? r.layout["co_running"].get<int>() : 1;
+      if (co_running > 1) {
+        co_run.push_back({file, id, co_running, r.timing->median});
+        continue;
+      }
+      alone[file].try_emplace(id, r.timing->median);
+      if (r.layout.is_object() && r.layout.contains("co_running")) continue;  // a co-running kernel's baseline only
       if (!seen.insert(id).second) {
         d.excluded.push_back({where, "duplicate shape"});
         continue;
       }
-      hosts.insert(r.host);
-      devices.insert(r.layout.value("device", std::string("?")));
       d.threads = r.layout.value("threads", 0);
       d.library = r.library;
       const std::string cls = !k->pass.empty() ? "pass:" + std::string(k->pass) : regression_class(*k);
@@ -587,6 +620,15 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
     for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
     return out;
   };
+  // A co-running kernel against the same kernel alone, from the same session where there is one.
+  for (const CoRun& c : co_run) {
+    const double* base = nullptr;
+    if (const auto f = alone[c.file].find(c.id); f != alone[c.file].end()) base = &f->second;
+    for (auto it = alone.begin(); !base && it != alone.end(); ++it)
+      if (const auto f = it->second.find(c.id); f != it->second.end()) base = &f->second;
+    if (base) d.co_run_ratios[c.processes].push_back(c.seconds / *base);
+    else d.excluded.push_back({c.file, "a co-running kernel never timed alone: " + c.id});
+  }
   if (hosts.size() > 1) throw InputError("compute measurements from several hosts (" + several(hosts) + "); fit one system at a time");
   if (devices.size() > 1) throw InputError("compute measurements from several devices (" + several(devices) + "); fit one device at a time");
   if (!hosts.empty()) d.host = *hosts.begin();
@@ -662,7 +704,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
       if (f[i] != fold) train.push_back(&data.samples[i]);
     DeviceSpec d = base;
     if (data.threads > 0) d.multiprocessors = data.threads;
-    if (!fit_device(d, train, nullptr)) continue;
+    if (!fit_device(d, train, nullptr, &out.device)) continue;
     const AnalyticComputeModel model(d);
     DeviceSpec tiled_device = d;
     tiled_device.blocked_gemm = BlockedGemm{};

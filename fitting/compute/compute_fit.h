@@ -11,6 +11,7 @@
 //    Ceres with a Huber loss in log space; features chosen greedily by cross-validated error.
 //
 // Errors are always on shapes a fit did not see (5 folds over the measured shapes).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct ComputeData {
   std::string device;
   int threads = 0;  // CPU threads the backend used (0: not a CPU measurement)
   std::string library;  // the measuring library ("PyTorch", "cuDNN", ...) of the last record
+  /// Kernels timed again while P - 1 other processes ran kernels beside them (records with layout
+  /// co_running = P, scripts/torch_bench.py --co-run): per P, each one's time over its time alone
+  /// (co_running = 1 in the same file where it was timed so, else the samples' time). Neither
+  /// kind is a sample.
+  std::map<int, std::vector<double>> co_run_ratios;
 };
 
 /// GEMM and convolution records of the files. Throws InputError for measurements of several

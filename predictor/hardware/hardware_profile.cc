@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
@@ -97,6 +98,19 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (d.reserved_bytes < 0 || d.reserved_bytes >= d.memory_bytes) r.fail("reserved_bytes", "must be in [0, memory_bytes)");
   d.pointwise_conv_gemm_below_batch = r.integer("pointwise_conv_gemm_below_batch", 0);
   if (d.pointwise_conv_gemm_below_batch < 0) r.fail("pointwise_conv_gemm_below_batch", "must not be negative");
+  if (r.has("co_run_slowdown")) {
+    const json& c = r.at("co_run_slowdown");
+    if (!c.is_object()) r.fail("co_run_slowdown", "must be an object of process counts and factors, e.g. {\"2\": 1.15}");
+    for (const auto& [count, factor] : c.items()) {
+      char* end = nullptr;
+      const long processes = std::strtol(count.c_str(), &end, 10);
+      if (count.empty() || *end != '\0' || processes < 2 || processes > 1000000)
+        r.fail("co_run_slowdown", "key '" + count + "' is not a process count of at least 2");
+      if (!factor.is_number() || !(factor.get<double>() > 0 && factor.get<double>() <= 100))
+        r.fail("co_run_slowdown", "factor for " + count + " processes must be a number in (0, 100]");
+      d.co_run_slowdown[static_cast<int>(processes)] = factor.get<double>();
+    }
+  }
   if (r.has("efficiency")) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);
@@ -179,6 +193,17 @@ std::filesystem::path data_dir() {
 }
 
 }  // namespace
+
+double co_run_factor(const DeviceSpec& d, int processes) {
+  if (processes <= 1 || d.co_run_slowdown.empty()) return 1.0;
+  const auto above = d.co_run_slowdown.lower_bound(processes);
+  if (above == d.co_run_slowdown.end()) return d.co_run_slowdown.rbegin()->second;
+  if (above->first == processes) return above->second;
+  const double p0 = above == d.co_run_slowdown.begin() ? 1.0 : std::prev(above)->first;
+  const double f0 = above == d.co_run_slowdown.begin() ? 1.0 : std::prev(above)->second;
+  const double share = (processes - p0) / (above->first - p0);
+  return f0 + share * (above->second - f0);
+}
 
 std::string_view math_mode_name(MathMode mode) {
   for (const auto& [m, name] : kModes)

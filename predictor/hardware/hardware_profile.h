@@ -85,7 +85,15 @@ struct DeviceSpec {
   /// `dnnperf fit` sets 16 for PyTorch's CPU backend on one thread, which routes exactly these
   /// convolutions to its im2col-and-GEMM code.
   std::int64_t pointwise_conv_gemm_below_batch = 0;
+  /// Processes sharing this device's memory system (data-parallel ranks on one CPU's cores) slow
+  /// each other's kernels: at P processes per node kernels take co_run_slowdown[P] times their
+  /// time alone (measured: scripts/torch_bench.py --co-run P, fitted by `dnnperf fit`); empty: 1.
+  std::map<int, double> co_run_slowdown;
 };
+
+/// The factor for `processes` sharing the device: the measured one, linear between measured
+/// counts (and from 1 at one process), the largest measured one beyond them; 1 with none.
+double co_run_factor(const DeviceSpec& device, int processes);
 
 /// A point-to-point path: bandwidth in bytes/s per direction and per endpoint, latency in s.
 struct LinkSpec {

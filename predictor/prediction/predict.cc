@@ -146,10 +146,12 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   //   var = sum over families (sum of w * s)^2 + sum over kernels w^2 (sigma^2 - s^2).
   std::unordered_map<std::string, double> family_shared;  // sum of t * s per family
   double own = 0, total = 0;
+  // Ranks sharing a CPU's memory system slow each other's kernels (DeviceSpec::co_run_slowdown).
+  const double co_run = co_run_factor(d, config.plan.devices_per_node);
   for (const Kernel& k : step.kernels) {
     auto [it, fresh] = priced.try_emplace(kernel_key(k));
     if (fresh) {
-      it->second.seconds = model.seconds(k, execution);
+      it->second.seconds = co_run * model.seconds(k, execution);
       if (step.calibrated) it->second.uncertainty = model.uncertainty(k, execution);
     }
     const double t = it->second.seconds;
@@ -176,7 +178,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   copy.dtype = lowering.compute_dtype.value_or(DType::f32);
   copy.bytes_read = copy.bytes_written = 25.0 * 1024 * 1024;
   copy.elements = static_cast<std::int64_t>(copy.bytes_read / step.gradient_bytes_per_element);
-  step.copy_seconds_per_byte = model.seconds(copy, execution) / copy.bytes_read;
+  step.copy_seconds_per_byte = co_run * model.seconds(copy, execution) / copy.bytes_read;
   return step;
 }
 

@@ -82,7 +82,24 @@ check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --
 check fit_missing 1 'cannot open the measurement file' -- "$bin" fit /nonexistent/m.jsonl -o "$tmp/x.json"
 check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
 torchmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_sample.jsonl"
-check fit_compute 0 'regression chosen for' -- "$bin" fit "$torchmeas" "$meas" --hardware cpu -o "$tmp/both.json"
+corun="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_co_run2.jsonl"
+check fit_compute 0 'co-running: kernels beside 1 other process take' -- "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu -o "$tmp/both.json"
+# Two ranks on the node: every kernel at the measured co-running factor, one rank: as measured alone.
+/usr/bin/python3 -c "
+import json,sys
+p=json.load(open(sys.argv[1])); f=p['device']['co_run_slowdown']['2']; assert 0.8 < f < 1.5, f
+del p['device']['co_run_slowdown']; json.dump(p,open(sys.argv[2],'w'))" "$tmp/both.json" "$tmp/alone.json" \
+  && echo "ok   fit_co_run_section" || { echo "FAIL fit_co_run_section"; fail=1; }
+/usr/bin/python3 -c "
+import json,subprocess,sys
+bin,both,alone=sys.argv[1:4]
+def compute(hw, ranks):
+    out=subprocess.run([bin,'predict','-n','resnet18','-b','2','--input','32','--hardware',hw,'--gpus-per-node',ranks,'--json'],capture_output=True,text=True,check=True).stdout
+    j=json.loads(out); return j['forward_s']+j['backward_s']
+f=json.load(open(both))['device']['co_run_slowdown']['2']
+assert abs(compute(both,'2')/compute(alone,'2')-f)<1e-6*f, 'two ranks'
+assert abs(compute(both,'1')/compute(alone,'1')-1)<1e-9, 'one rank'" "$bin" "$tmp/both.json" "$tmp/alone.json" \
+  && echo "ok   predict_co_run" || { echo "FAIL predict_co_run"; fail=1; }
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary

@@ -147,3 +147,19 @@ TEST_CASE("A profile's direct convolution models are read back per direction, an
   const std::string phase = write_variant("phase", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["sideways"] = direct_conv_section(d); });
   CHECK_THROWS_WITH(load_hardware_profile(phase), Catch::Contains("efficiency.direct_conv: unknown field 'sideways'"));
 }
+
+TEST_CASE("Processes sharing a CPU slow each other's kernels by the measured factor", "[hardware]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  CHECK(co_run_factor(d, 4) == 1.0);  // nothing measured
+  d.co_run_slowdown = {{2, 1.1}, {4, 1.3}};
+  CHECK(co_run_factor(d, 1) == 1.0);
+  CHECK(co_run_factor(d, 2) == Approx(1.1));
+  CHECK(co_run_factor(d, 3) == Approx(1.2));   // between measured counts
+  CHECK(co_run_factor(d, 16) == Approx(1.3));  // beyond them: the largest measured
+  const std::string good = write_variant("corun", [](nlohmann::json& j) { j["device"]["co_run_slowdown"] = {{"2", 1.05}}; });
+  CHECK(load_hardware_profile(good).device.co_run_slowdown.at(2) == 1.05);
+  const std::string key = write_variant("corun_key", [](nlohmann::json& j) { j["device"]["co_run_slowdown"] = {{"two", 1.05}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(key), Catch::Contains("device: field 'co_run_slowdown' key 'two' is not a process count of at least 2"));
+  const std::string factor = write_variant("corun_factor", [](nlohmann::json& j) { j["device"]["co_run_slowdown"] = {{"2", -1}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(factor), Catch::Contains("factor for 2 processes must be a number in (0, 100]"));
+}
