@@ -211,7 +211,12 @@ void run_predict(const Options& o) {
   const Graph g = load_network(o.network, load_options(o, o.batch));
   const Prediction p = predict(g, hw, config);
   if (o.json) std::cout << prediction_json(p, g, true).dump(2) << "\n";
-  else print_prediction(p, g, o);
+  else {
+    print_prediction(p, g, o);
+    if (const double f = co_run_factor(hw.device, config.plan.devices_per_node); f != 1.0)
+      std::cout << "co-running          every kernel " << fixed(f, 3) << "x its time alone: " << config.plan.devices_per_node
+                << " ranks share a node (profile's co_run_slowdown)\n";
+  }
 }
 
 void run_scale(const Options& o) {
