@@ -37,6 +37,8 @@ struct Options {
 constexpr const char* kMemorySizes = "4096,16384,65536,262144,1048576,4194304,16777216,67108864";
 // Seconds kept for the fit after measuring.
 constexpr double kFitReserve = 45;
+// Sixteen reference kernels timed alone and beside co-running processes (~20 s on the 2-core VM).
+constexpr double kCoRunReserve = 25;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -97,7 +99,16 @@ void run(const Options& o) {
   const int max_gflop = o.device == "cuda" ? 200 : 2;
   const std::string max_flops = " --max-flops " + std::to_string(max_gflop) + "e9";
   const std::string shapes = o.shapes.empty() ? "sample:600:1:" + std::to_string(max_gflop) : o.shapes;
-  const double left = o.time_budget - kFitReserve - elapsed();
+  // Data-parallel ranks on one CPU share its caches and memory: after the kernels, the reference
+  // kernels are timed again beside as many processes as the largest --procs count (kCoRunReserve).
+  int most_procs = 1;
+  for (std::size_t at = 0; at < o.procs.size();) {
+    const std::size_t comma = o.procs.find(',', at);
+    most_procs = std::max(most_procs, std::atoi(o.procs.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str()));
+    at = comma == std::string::npos ? o.procs.size() : comma + 1;
+  }
+  const bool co_run = o.device == "cpu" && most_procs > 1;
+  const double left = o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed();
   if (left > 10 &&
       run_step("GEMMs and convolutions of " + shapes + " (" + fixed(left, 0) + " s at most)",
                o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + common + " --time-budget " + fixed(left, 0) +
@@ -105,15 +116,7 @@ void run(const Options& o) {
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
-  // Data-parallel ranks on one CPU share its caches and memory: time the reference kernels again
-  // beside as many processes as the largest --procs count (a few seconds).
-  int most_procs = 1;
-  for (std::size_t at = 0; at < o.procs.size();) {
-    const std::size_t comma = o.procs.find(',', at);
-    most_procs = std::max(most_procs, std::atoi(o.procs.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str()));
-    at = comma == std::string::npos ? o.procs.size() : comma + 1;
-  }
-  if (o.device == "cpu" && most_procs > 1 && std::filesystem::exists(kernels)) {
+  if (co_run && std::filesystem::exists(kernels)) {
     const std::string list = work + "/co_run_kernels.json";
     const std::string co_run = work + "/torch_cpu_co_run.jsonl";
     std::ofstream(list) << measured_kernels_section(reference_kernels(fitting::load_compute_data({kernels}).samples)).dump() << "\n";
