@@ -118,12 +118,12 @@ void run(const Options& o) {
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
   if (co_run && std::filesystem::exists(kernels)) {
     const std::string list = work + "/co_run_kernels.json";
-    const std::string co_run = work + "/torch_cpu_co_run.jsonl";
+    const std::string co_run_file = work + "/torch_cpu_co_run.jsonl";
     std::ofstream(list) << measured_kernels_section(reference_kernels(fitting::load_compute_data({kernels}).samples)).dump() << "\n";
     if (run_step("reference kernels beside " + std::to_string(most_procs - 1) + " co-running process(es)",
                  o.python + " " + quote(script) + " --kernels " + quote(list) + " --co-run " + std::to_string(most_procs) + cold + common +
                      " -o " + quote(co_run)) == 0)
-      files.push_back(co_run);
+      files.push_back(co_run_file);
     else
       std::cout << "calibrate: the co-running measurement failed (see above); the profile assumes ranks do not slow each other\n";
   }
