@@ -122,7 +122,7 @@ void run(const Options& o) {
     std::ofstream(list) << measured_kernels_section(reference_kernels(fitting::load_compute_data({kernels}).samples)).dump() << "\n";
     if (run_step("reference kernels beside " + std::to_string(most_procs - 1) + " co-running process(es)",
                  o.python + " " + quote(script) + " --kernels " + quote(list) + " --co-run " + std::to_string(most_procs) + cold + common +
-                     " -o " + quote(co_run)) == 0)
+                     " -o " + quote(co_run_file)) == 0)
       files.push_back(co_run_file);
     else
       std::cout << "calibrate: the co-running measurement failed (see above); the profile assumes ranks do not slow each other\n";
