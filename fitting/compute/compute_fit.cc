@@ -12,10 +12,10 @@
 #include <ceres/ceres.h>
 
 #include "fitting/ceres_solve.h"
-#include "models/compute/blocked_gemm.h"
-#include "models/compute/direct_conv.h"
 #include "microbench/records/measurement.h"
 #include "models/compute/analytic_model.h"
+#include "models/compute/blocked_gemm.h"
+#include "models/compute/direct_conv.h"
 #include "models/compute/error_family.h"
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
@@ -695,7 +695,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   const std::vector<int> f = folds(data.samples.size());
   std::map<std::string, std::vector<std::pair<double, double>>> pairs;  // per class: measured, predicted
   std::map<std::string, std::vector<std::pair<std::string, double>>> families;  // per class: family, log error
-  // GEMM-class kernels priced by the tiles alone, to weigh the blocked model against.
+  // GEMMs and convolutions priced by the tiles alone, to weigh the structural models against.
   std::map<std::string, std::vector<std::pair<double, double>>> tiled_pairs;
   std::map<std::string, std::vector<std::pair<std::string, double>>> tiled_families;
   for (int fold = 0; fold < kFolds; ++fold) {
