@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/format.h"
@@ -23,7 +24,7 @@ struct Options {
   double time_budget = 540;
   std::string shapes;  // default: sample:600:1:GFLOP, GFLOP the device's cap (max_gflop)
   int threads = 1;
-  std::string procs;  // process counts for torch.distributed all-reduce measurements, e.g. "2"
+  std::vector<int> procs;  // process counts for torch.distributed all-reduce measurements, e.g. {2}
   std::vector<std::string> networks;  // also their exact GEMMs and convolutions
   int batch = 0;
   int input = 0;
@@ -87,11 +88,13 @@ void run(const Options& o) {
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
   // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,
   // which take whatever time is left.
+  std::string procs;  // as the scripts take them: "2,4"
+  for (const int p : o.procs) procs += (procs.empty() ? "" : ",") + std::to_string(p);
   if (!o.procs.empty()) {
     const std::string comm_script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_comm_bench.py";
     const double comm_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
-    if (run_step("all-reduce through torch.distributed on " + o.procs + " processes (" + fixed(comm_budget, 0) + " s at most per count)",
-                 o.python + " " + quote(comm_script) + " --procs " + o.procs + " --device " + o.device + " --threads " + std::to_string(o.threads) +
+    if (run_step("all-reduce through torch.distributed on " + procs + " processes (" + fixed(comm_budget, 0) + " s at most per count)",
+                 o.python + " " + quote(comm_script) + " --procs " + procs + " --device " + o.device + " --threads " + std::to_string(o.threads) +
                      " --resume --time-budget " + fixed(comm_budget, 0) + " -o " + quote(collectives)) != 0)
       throw InputError("the all-reduce measurements failed (see above); rerun to resume");
   }
@@ -101,12 +104,7 @@ void run(const Options& o) {
   const std::string shapes = o.shapes.empty() ? "sample:600:1:" + std::to_string(max_gflop) : o.shapes;
   // Data-parallel ranks on one CPU share its caches and memory: after the kernels, the reference
   // kernels are timed again beside as many processes as the largest --procs count (kCoRunReserve).
-  int most_procs = 1;
-  for (std::size_t at = 0; at < o.procs.size();) {
-    const std::size_t comma = o.procs.find(',', at);
-    most_procs = std::max(most_procs, std::atoi(o.procs.substr(at, comma == std::string::npos ? std::string::npos : comma - at).c_str()));
-    at = comma == std::string::npos ? o.procs.size() : comma + 1;
-  }
+  const int most_procs = o.procs.empty() ? 1 : *std::max_element(o.procs.begin(), o.procs.end());
   const bool co_run = o.device == "cpu" && most_procs > 1;
   const double left = o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed();
   if (left > 10 &&
@@ -154,7 +152,7 @@ void add_calibrate_command(CLI::App& app) {
   c->add_option("--time-budget", o->time_budget, "seconds for measuring and fitting together (resumable: rerun to continue)")->capture_default_str();
   c->add_option("--shapes", o->shapes, "the generic shape set for GEMMs and convolutions (default: sample:600:1:2 on a CPU, sample:600:1:200 on CUDA: every kernel under 2 or 200 GFLOP)");
   c->add_option("--threads", o->threads, "CPU threads the framework uses")->capture_default_str();
-  c->add_option("--procs", o->procs, "also measure all-reduce through torch.distributed (gloo on cpu, NCCL on cuda) on these process counts, e.g. 2 or 2,4");
+  c->add_option("--procs", o->procs, "also measure all-reduce through torch.distributed (gloo on cpu, NCCL on cuda) on these process counts, e.g. 2 or 2,4")->delimiter(',')->check(CLI::Range(1, 4096));
   c->add_option("--networks", o->networks, "also measure these zoo networks' exact GEMMs and convolutions (after the generic set, outside the time budget) and price them by their measured time")
       ->delimiter(',');
   c->add_option("--batch", o->batch, "batch for --networks");

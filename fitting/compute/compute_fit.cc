@@ -335,6 +335,20 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
        {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(1e12)}, {20, 20, ln, slow}});
 }
 
+/// The training samples `pick` selects, of the element type measured most; nullopt when fewer than
+/// `at_least` (a structural model wants three per parameter).
+template <typename Pick>
+std::optional<std::pair<DType, std::vector<const ComputeSample*>>> most_measured_type(const std::vector<const ComputeSample*>& train, Pick pick,
+                                                                                       std::size_t at_least) {
+  std::map<DType, std::vector<const ComputeSample*>> by_type;
+  for (const ComputeSample* s : train)
+    if (pick(s->kernel)) by_type[s->kernel.dtype].push_back(s);
+  if (by_type.empty()) return std::nullopt;
+  const auto most = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  if (most->second.size() < at_least) return std::nullopt;
+  return *most;
+}
+
 /// The blocked GEMM model of the training GEMMs of the most measured element type: vector width
 /// at a middling block, then the block at that width, then the width again (both matter: with
 /// no vector width the block is not identifiable on the dev VM's ATLAS, with it 48 stands out).
@@ -342,13 +356,9 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
 /// folds: the discrete choices and the starts were made on all the data, as the regression's
 /// blocking is).
 std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::vector<const ComputeSample*>& train, const BlockedGemm* refit) {
-  std::map<DType, std::vector<const ComputeSample*>> by_type;
-  for (const ComputeSample* s : train)
-    if (s->kernel.cls == KernelClass::gemm) by_type[s->kernel.dtype].push_back(s);
-  if (by_type.empty()) return std::nullopt;
-  const auto most = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  const auto most = most_measured_type(train, [](const Kernel& k) { return k.cls == KernelClass::gemm; }, 3 * kBlockedGemmParameters);
+  if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& gemms = most->second;
-  if (gemms.size() < 3 * static_cast<std::size_t>(kBlockedGemmParameters)) return std::nullopt;
   if (refit) {
     if (!refit->enabled() || refit->dtype != most->first) return std::nullopt;
     const auto fit = solve_blocked_once(*refit, gemms);
@@ -431,13 +441,9 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
 /// is a sum of two unknown rates, and a start far on one side can settle there).
 /// With `refit`, as solve_blocked.
 std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, const DirectConv* refit) {
-  std::map<DType, std::vector<const ComputeSample*>> by_type;
-  for (const ComputeSample* s : train)
-    if (s->kernel.cls == KernelClass::conv && s->kernel.phase == phase) by_type[s->kernel.dtype].push_back(s);
-  if (by_type.empty()) return std::nullopt;
-  const auto most = std::max_element(by_type.begin(), by_type.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  const auto most = most_measured_type(train, [phase](const Kernel& k) { return k.cls == KernelClass::conv && k.phase == phase; }, 3 * kDirectConvParameters);
+  if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& convs = most->second;
-  if (convs.size() < 3 * static_cast<std::size_t>(kDirectConvParameters)) return std::nullopt;
   if (refit) {
     if (!refit->enabled() || refit->dtype != most->first) return std::nullopt;
     const auto fit = solve_direct_conv_once(*refit, convs);
