@@ -253,7 +253,7 @@ check calibrate_bad_backend 1 "unknown backend 'jax'" -- "$bin" calibrate --back
 check calibrate_bad_device 1 "unknown device 'tpu'" -- "$bin" calibrate --device tpu -o /tmp/dnnperf_cal.json
 check calibrate_no_python 1 'cannot import torch' -- "$bin" calibrate --python /nonexistent/python3 -o /tmp/dnnperf_cal.json --work /tmp/dnnperf_cal_work
 check calibrate_networks_need_batch 1 'networks needs --batch' -- "$bin" calibrate --networks resnet18 -o /tmp/dnnperf_cal.json --work /tmp/dnnperf_cal_work
-check calibrate_bad_procs 1 '--procs: Value x not in range 1 to 4096' -- "$bin" calibrate --procs 2,x -o /tmp/dnnperf_cal.json
+check calibrate_bad_procs 105 '--procs: Value x not in range 1 to 4096' -- "$bin" calibrate --procs 2,x -o /tmp/dnnperf_cal.json
 check calibrate_cuda_needs_profile 1 'hardware' -- "$bin" calibrate --device cuda -o /tmp/dnnperf_cal.json
 rm -rf /tmp/dnnperf_cal_work
 # validate --measured: ground truth from elsewhere; a missing case is marked, not fatal to the others.
