@@ -6,6 +6,9 @@
 #
 #   scripts/gpu_calibrate.sh [OUT_DIR]      (default: $OUT, else ./gpu-calibration)
 #
+# TIME_SCALE=F scales every measurement's time budget (default 1: about 7 minutes of measuring);
+# scripts/device/gpu_lease.sh runs it with less beside the PyTorch measurements.
+#
 # OUT_DIR receives device.json, provenance.json, launch/memory/gemm/conv *.jsonl measurement files
 # (docs/measurement-format.md), sanity.txt and the log. Commit them under data/measurements/.
 set -euo pipefail
@@ -16,23 +19,27 @@ exec > >(tee "$out/gpu_calibrate.log") 2>&1
 start=$(date +%s)
 echo "start $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
+# cuDNN and NCCL: the system's, else the ones inside PyTorch's nvidia-* wheels (their root holds
+# include/ and lib/, whatever the wheel's folder is called).
+site=$(python3 -c "import site; print(' '.join(site.getsitepackages()))" 2>/dev/null || true)
 for pkg in cudnn nccl; do
-  dir=$(python3 -c "import nvidia.$pkg, os; print(list(nvidia.$pkg.__path__)[0])" 2>/dev/null || true)
-  if [ -n "$dir" ]; then export "${pkg^^}_ROOT=$dir"; fi
+  [ -f "/usr/include/$pkg.h" ] && continue
+  header=$(find $site -path '*nvidia*' -name "$pkg.h" 2>/dev/null | head -1)
+  if [ -n "$header" ]; then export "${pkg^^}_ROOT=$(dirname "$(dirname "$header")")"; echo "$pkg: $(dirname "$(dirname "$header")")"; fi
 done
 export LD_LIBRARY_PATH="${CUDNN_ROOT:+$CUDNN_ROOT/lib:}${NCCL_ROOT:+$NCCL_ROOT/lib:}${LD_LIBRARY_PATH:-}"
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.' || true)
 json_include=.device/include
 [ -f /usr/include/nlohmann/json.hpp ] && json_include=/usr/include
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDNNPERF_MICROBENCH_ONLY=ON -DDNNPERF_WITH_MPI=OFF \
-  -DDNNPERF_JSON_INCLUDE="$PWD/$json_include" -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" >/dev/null
+  -DDNNPERF_JSON_INCLUDE="$PWD/$json_include" -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}"
 cmake --build build-gpu -j"$(nproc)" --target dnnperf-gpu-bench dnnperf-gpu-query
 bin=build-gpu/bin
 echo "built in $(( $(date +%s) - start )) s"
 
 $bin/dnnperf-gpu-query > "$out/device.json" || { rc=$?; echo "no usable GPU here (dnnperf-gpu-query exited $rc)"; exit "$rc"; }
 python3 - "$out" <<'PY'
-import json, subprocess, sys, datetime
+import json, os, subprocess, sys, datetime
 out = sys.argv[1]
 def run(cmd):
     try:
@@ -41,20 +48,23 @@ def run(cmd):
         return f"unavailable: {e}"
 prov = {"date": datetime.datetime.utcnow().isoformat() + "Z",
         "nvidia_smi": run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem", "--format=csv"]),
-        "git_commit": run(["git", "rev-parse", "HEAD"]),
+        "git_commit": os.environ.get("DNNPERF_COMMIT") or run(["git", "rev-parse", "HEAD"]),
         "device": json.load(open(f"{out}/device.json"))}
 json.dump(prov, open(f"{out}/provenance.json", "w"), indent=2)
 PY
 
 q=--quiet
-$bin/dnnperf-gpu-bench launch -o "$out/launch.jsonl" $q
-$bin/dnnperf-gpu-bench memory --sizes 1048576,16777216,268435456,1073741824 -o "$out/memory.jsonl" --time-budget 45 $q
-$bin/dnnperf-gpu-bench gemm --shapes square:1024,4096,8192 -o "$out/gemm_square.jsonl" --time-budget 45 $q
-$bin/dnnperf-gpu-bench gemm --shapes deepbench -o "$out/gemm_deepbench.jsonl" --time-budget 90 $q
-$bin/dnnperf-gpu-bench gemm --shapes sample:200:1 -o "$out/gemm_sample.jsonl" --time-budget 60 $q
-$bin/dnnperf-gpu-bench conv --shapes deepbench --dtypes f32,bf16 -o "$out/conv_deepbench.jsonl" --time-budget 100 $q
-$bin/dnnperf-gpu-bench conv --shapes sample:100:1 --dtypes bf16 -o "$out/conv_sample.jsonl" --time-budget 50 $q
-$bin/dnnperf-gpu-bench nccl_allreduce -o "$out/nccl_allreduce.jsonl" --time-budget 15 $q
+bench() { $bin/dnnperf-gpu-bench "$@" $q || echo "FAILED: dnnperf-gpu-bench $* (exit $?)"; }
+scale=${TIME_SCALE:-1}
+t() { python3 -c "import sys; print(max(5, round($1 * float(sys.argv[1]))))" "$scale"; }
+bench launch -o "$out/launch.jsonl"
+bench memory --sizes 1048576,16777216,268435456,1073741824 -o "$out/memory.jsonl" --time-budget "$(t 45)"
+bench gemm --shapes square:1024,4096,8192 -o "$out/gemm_square.jsonl" --time-budget "$(t 45)"
+bench gemm --shapes deepbench -o "$out/gemm_deepbench.jsonl" --time-budget "$(t 90)"
+bench gemm --shapes sample:200:1 -o "$out/gemm_sample.jsonl" --time-budget "$(t 60)"
+bench conv --shapes deepbench --dtypes f32,bf16 -o "$out/conv_deepbench.jsonl" --time-budget "$(t 100)"
+bench conv --shapes sample:100:1 --dtypes f32,bf16 -o "$out/conv_sample.jsonl" --time-budget "$(t 50)"
+bench nccl_allreduce -o "$out/nccl_allreduce.jsonl" --time-budget "$(t 15)"
 
 # Sanity against the datasheet of data/hardware/: bf16 GEMM at 8192^3 >= 70% of dense tensor peak,
 # device-to-device copy >= 80% of memory bandwidth.

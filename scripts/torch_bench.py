@@ -20,6 +20,7 @@ each repetition of a GEMM or convolution. The process runs with dnnperf's alloca
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -199,25 +200,48 @@ class CacheFlush:
 
 
 def measure(call, device, target, flush=None):
-    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    """Repetition times of `call`, and on CUDA two host-side figures beside them (metrics).
+
+    On a CPU a repetition is its wall time. On CUDA it is the device time between two events
+    around the call, what the kernel costs the GPU; the wall time of a synchronised call (launch,
+    kernel and the wait) and the host's dispatch time per call when calls are queued back to back
+    without waiting go into metrics: a training step is bound by whichever of the host's
+    dispatching and the GPU's kernels is slower, so both are measured."""
+    cuda = device.startswith("cuda")
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
     for _ in range(2):
         call()
     sync()
-    samples = []
+    samples, walls = [], []
     spent = 0.0
     # Cold repetitions pay a flush each: fewer of them.
     most = 50 if flush else 200
+    begin, end = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) if cuda else (None, None)
     while len(samples) < 5 or (spent < target and len(samples) < most):
         if flush:
             flush()
             sync()
         t0 = time.perf_counter()
+        if cuda:
+            begin.record()
         call()
+        if cuda:
+            end.record()
         sync()
         t = time.perf_counter() - t0
-        samples.append(t)
+        walls.append(t)
+        samples.append(begin.elapsed_time(end) * 1e-3 if cuda else t)
         spent += t
-    return samples
+    metrics = {}
+    if cuda:
+        burst = 20
+        t0 = time.perf_counter()
+        for _ in range(burst):
+            call()
+        dispatch = (time.perf_counter() - t0) / burst
+        sync()
+        metrics = {"wall_median_s": statistics.median(walls), "dispatch_s": dispatch}
+    return samples, metrics
 
 
 def main():
@@ -281,7 +305,11 @@ def main():
     flush = CacheFlush(args.device) if args.cold else None
     if args.device.startswith("cuda"):
         layout["device"] = torch.cuda.get_device_name()
-    writer = RecordWriter(args.output, args.resume, {"torch": torch.__version__, "allocator": allocator.describe()})
+    meta = {"torch": torch.__version__, "allocator": allocator.describe()}
+    if args.device.startswith("cuda"):  # fp32 kernels use TF32 tensor cores where these allow it (torch's defaults)
+        meta.update(cudnn=torch.backends.cudnn.version(), cudnn_benchmark=torch.backends.cudnn.benchmark,
+                    tf32={"matmul": getattr(torch.backends.cuda.matmul, "allow_tf32", None), "cudnn": getattr(torch.backends.cudnn, "allow_tf32", None)})
+    writer = RecordWriter(args.output, args.resume, meta)
     start = time.time()
     # With --co-run the lone timings are the baseline of the co-running ones (co_running 1), not
     # samples of their own: `dnnperf fit` takes its kernel samples from the calibration proper.
@@ -348,10 +376,11 @@ def measure_all(args, kernels, layout, flush, writer, start):
             record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
         else:
             try:
-                samples = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target, cold)
+                samples, host = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target, cold)
                 record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
-                              metrics={"flop_rate": f / timing(samples)["median"]} if f else
-                              {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]})
+                              metrics=dict({"flop_rate": f / timing(samples)["median"]} if f else
+                                           {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]},
+                                           **host))
             except RuntimeError as e:  # out of memory, an unsupported configuration
                 record.update(status="skipped", reason=str(e).split("\n")[0][:200])
         writer.write(record)

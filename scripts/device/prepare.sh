@@ -1,8 +1,37 @@
 #!/usr/bin/env bash
-# Run here, before a device call: gathers the header-only dependencies the GPU machine lacks into
-# .device/ (git-ignored), which the call carries: run(command="scripts/gpu_calibrate.sh", carry=[".device"]).
+# Run here, before a device call: gathers what the GPU machine lacks into .device/ (git-ignored),
+# which the call carries: nlohmann/json's header (the C++ measurement programs) and, from this
+# build's dnnperf, the kernel lists the PyTorch backend times there (dnnperf itself cannot be
+# built there):
+#   kernels/sample.json  the generic set `dnnperf calibrate --device cuda` measures (sample:600:1:200)
+#   kernels/exact.json   the GEMMs and convolutions of scripts/gpu_validate.sh's CNNs at batch 32
+# Then: run(command="scripts/gpu_calibrate.sh", carry=[".device"]) or scripts/device/gpu_lease.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-mkdir -p .device/include
+dnnperf=${DNNPERF:-build/bin/dnnperf}
+mkdir -p .device/include .device/kernels
 cp -r /usr/include/nlohmann .device/include/
+if [ -x "$dnnperf" ]; then
+  "$dnnperf" bench gemm --shapes sample:600:1:200 --list-shapes > .device/kernels/sample.json
+  for spec in resnet18@224 resnet50@224 vgg11@224 mobilenet_v2@224 densenet121@224 alexnet@224 inception_v3@299; do
+    "$dnnperf" bench gemm --shapes "zoo:$spec" --batch 32 --list-shapes
+  done | /usr/bin/python3 -c '
+import json, sys
+decoder, text, seen, kernels = json.JSONDecoder(), sys.stdin.read(), set(), []
+i = 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    part, i = decoder.raw_decode(text, i)
+    for k in part:
+        key = json.dumps(k, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            kernels.append(k)
+json.dump(kernels, open(".device/kernels/exact.json", "w"))
+print(f"exact kernels: {len(kernels)}")'
+else
+  echo "no $dnnperf: kernel lists not written (build dnnperf first, or set DNNPERF)" >&2
+fi
 echo "prepared .device/ ($(du -sh .device | cut -f1))"
