@@ -21,10 +21,10 @@ echo "start $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
 # cuDNN and NCCL: the system's, else the ones inside PyTorch's nvidia-* wheels (their root holds
 # include/ and lib/, whatever the wheel's folder is called).
-site=$(python3 -c "import site; print(' '.join(site.getsitepackages()))" 2>/dev/null || true)
+site=$(python3 -c "import os, site; print(' '.join(d for d in site.getsitepackages() if os.path.isdir(d)))" 2>/dev/null || true)
 for pkg in cudnn nccl; do
   [ -f "/usr/include/$pkg.h" ] && continue
-  header=$(find $site -path '*nvidia*' -name "$pkg.h" 2>/dev/null | head -1)
+  header=$( (find $site -path '*nvidia*' -name "$pkg.h" 2>/dev/null || true) | head -1)
   if [ -n "$header" ]; then export "${pkg^^}_ROOT=$(dirname "$(dirname "$header")")"; echo "$pkg: $(dirname "$(dirname "$header")")"; fi
 done
 export LD_LIBRARY_PATH="${CUDNN_ROOT:+$CUDNN_ROOT/lib:}${NCCL_ROOT:+$NCCL_ROOT/lib:}${LD_LIBRARY_PATH:-}"

@@ -20,7 +20,6 @@ each repetition of a GEMM or convolution. The process runs with dnnperf's alloca
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -200,38 +199,18 @@ class CacheFlush:
 
 
 def measure(call, device, target, flush=None):
-    """Repetition times of `call`, and on CUDA two host-side figures beside them (metrics).
+    """Repetition times of `call`, and on CUDA the host's dispatch time per call (metrics).
 
-    On a CPU a repetition is its wall time. On CUDA it is the device time between two events
-    around the call, what the kernel costs the GPU; the wall time of a synchronised call (launch,
-    kernel and the wait) and the host's dispatch time per call when calls are queued back to back
-    without waiting go into metrics: a training step is bound by whichever of the host's
-    dispatching and the GPU's kernels is slower, so both are measured."""
+    On a CPU a repetition is its wall time. On CUDA it is the GPU's time for the call alone: a
+    sleep kernel queued ahead of the start event keeps the GPU busy while the host dispatches the
+    call, so the events bracket the call's kernels and not the host's work (which an idle GPU
+    would wait for). The dispatch time is the host's cost per call when calls are queued back to
+    back without waiting: a training step lasts as long as the slower of the two timelines."""
     cuda = device.startswith("cuda")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     for _ in range(2):
         call()
     sync()
-    samples, walls = [], []
-    spent = 0.0
-    # Cold repetitions pay a flush each: fewer of them.
-    most = 50 if flush else 200
-    begin, end = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) if cuda else (None, None)
-    while len(samples) < 5 or (spent < target and len(samples) < most):
-        if flush:
-            flush()
-            sync()
-        t0 = time.perf_counter()
-        if cuda:
-            begin.record()
-        call()
-        if cuda:
-            end.record()
-        sync()
-        t = time.perf_counter() - t0
-        walls.append(t)
-        samples.append(begin.elapsed_time(end) * 1e-3 if cuda else t)
-        spent += t
     metrics = {}
     if cuda:
         burst = 20
@@ -240,7 +219,29 @@ def measure(call, device, target, flush=None):
             call()
         dispatch = (time.perf_counter() - t0) / burst
         sync()
-        metrics = {"wall_median_s": statistics.median(walls), "dispatch_s": dispatch}
+        metrics = {"dispatch_s": dispatch}
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        # cover the dispatch twice over, at the GPU's ~2 GHz (the cycle count need not be exact)
+        sleep_cycles = int(2e9 * (2 * dispatch + 20e-6))
+    samples = []
+    spent = 0.0
+    # Cold repetitions pay a flush each: fewer of them.
+    most = 50 if flush else 200
+    while len(samples) < 5 or (spent < target and len(samples) < most):
+        if flush:
+            flush()
+            sync()
+        t0 = time.perf_counter()
+        if cuda:
+            torch.cuda._sleep(sleep_cycles)
+            begin.record()
+        call()
+        if cuda:
+            end.record()
+        sync()
+        t = time.perf_counter() - t0
+        samples.append(begin.elapsed_time(end) * 1e-3 if cuda else t)
+        spent += t
     return samples, metrics
 
 

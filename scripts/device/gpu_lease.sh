@@ -12,8 +12,9 @@
 #   here:   tar xzf gpu_lease.tar.gz -C data/measurements/, then fit and validate as
 #           data/measurements/README.md says for GPU folders
 #
-# DEADLINE_S (default 460) bounds the whole; results go to $OUT/gpu_lease.tar.gz (a lent machine
-# returns few files) and the log beside it.
+# DEADLINE_S (default 460) bounds the whole; STEPS (default "memory sample validate microbench
+# exact") picks steps, MODES ("train inference") the ground truth's. Results go to
+# $OUT/gpu_lease.tar.gz (a lent machine returns few files) and the log beside it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 deadline=${DEADLINE_S:-460}
@@ -24,6 +25,8 @@ start=$(date +%s)
 left() { echo $(( deadline - ($(date +%s) - start) )); }
 # share P: P percent of the deadline, but never more than is left beyond R percent kept for later steps
 share() { local b=$(( deadline * $1 / 100 )) rest=$(( $(left) - deadline * $2 / 100 )); [ "$rest" -lt "$b" ] && b=$rest; echo "$b"; }
+steps=" ${STEPS:-memory sample validate microbench exact} "
+want() { [[ "$steps" == *" $1 "* ]]; }
 step() { echo; echo "== $1 ($(( $(date +%s) - start )) s, $(left) s left)"; }
 
 [ -d .device/kernels ] || { echo "missing .device/kernels: run scripts/device/prepare.sh here first"; exit 2; }
@@ -55,33 +58,43 @@ json.dump(prov, open(os.path.join(os.environ["DIR"], "provenance.json"), "w"), i
 print(json.dumps(prov, indent=2))
 PY
 
-step "PyTorch backend: memory-bound passes"
-# calibrate's sizes, and two far beyond the L2 (60 MB on an H200)
-budget=$(share 7 85)
-timeout $((budget + 15)) $python scripts/torch_bench.py --device cuda --memory-sizes 4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456,1073741824 \
-  --time-budget "$budget" -o "$dir/torch_cuda_memory.jsonl" || echo "FAILED: memory passes"
-
-step "PyTorch backend: generic GEMMs and convolutions (calibrate's sample)"
-budget=$(share 26 60)
-[ "$budget" -gt 10 ] && timeout $((budget + 20)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/sample.json --cold --max-flops 2e11 \
-  --time-budget "$budget" -o "$dir/torch_cuda_kernels.jsonl" || echo "FAILED: generic kernels"
-
-step "ground truth: training and inference iterations"
-budget=$(share 37 25)
-[ "$budget" -gt 10 ] && BUDGET_S=$budget BATCHES=${BATCHES:-32} timeout $((budget + 60)) scripts/gpu_validate.sh "$dir/validation" || echo "FAILED: ground truth"
-
-step "C++ measurement programs (cuBLAS, cuDNN, NCCL)"
-budget=$(share 100 5)
-if [ "$budget" -gt 40 ]; then
-  scale=$(python3 -c "print(round(min(1.0, ($budget - 25) / 405), 3))")  # 405 s: its measurements at scale 1
-  TIME_SCALE=$scale timeout "$budget" scripts/gpu_calibrate.sh "$dir/microbench" || echo "FAILED: C++ measurement programs"
+if want memory; then
+  step "PyTorch backend: memory-bound passes"
+  # calibrate's sizes, and two far beyond the L2 (60 MB on an H200)
+  budget=$(share 7 85)
+  timeout $((budget + 15)) $python scripts/torch_bench.py --device cuda --memory-sizes 4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456,1073741824 \
+    --time-budget "$budget" -o "$dir/torch_cuda_memory.jsonl" || echo "FAILED: memory passes"
 fi
 
-step "PyTorch backend: the validation networks' exact kernels"
-budget=$(( $(left) - 10 ))
-if [ "$budget" -gt 10 ]; then
-  timeout $((budget + 5)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/exact.json --cold --max-flops 2e11 \
-    --time-budget "$budget" -o "$dir/torch_cuda_exact.jsonl" || echo "FAILED: exact kernels"
+if want sample; then
+  step "PyTorch backend: generic GEMMs and convolutions (calibrate's sample)"
+  budget=$(share 26 60)
+  [ "$budget" -gt 10 ] && timeout $((budget + 20)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/sample.json --cold --max-flops 2e11 \
+    --time-budget "$budget" -o "$dir/torch_cuda_kernels.jsonl" || echo "FAILED: generic kernels"
+fi
+
+if want validate; then
+  step "ground truth: training and inference iterations"
+  budget=$(share 37 25)
+  [ "$budget" -gt 10 ] && BUDGET_S=$budget BATCHES=${BATCHES:-32} timeout $((budget + 60)) scripts/gpu_validate.sh "$dir/validation" || echo "FAILED: ground truth"
+fi
+
+if want microbench; then
+  step "C++ measurement programs (cuBLAS, cuDNN, NCCL)"
+  budget=$(share 30 10)
+  if [ "$budget" -gt 40 ]; then
+    scale=$(python3 -c "print(round(min(1.0, ($budget - 25) / 405), 3))")  # 405 s: its measurements at scale 1
+    TIME_SCALE=$scale timeout "$budget" scripts/gpu_calibrate.sh "$dir/microbench" || echo "FAILED: C++ measurement programs"
+  fi
+fi
+
+if want exact; then
+  step "PyTorch backend: the validation networks' exact kernels"
+  budget=$(( $(left) - 10 ))
+  if [ "$budget" -gt 10 ]; then
+    timeout $((budget + 5)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/exact.json --cold --max-flops 2e11 \
+      --time-budget "$budget" -o "$dir/torch_cuda_exact.jsonl" || echo "FAILED: exact kernels"
+  fi
 fi
 
 step "packing"
