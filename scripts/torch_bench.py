@@ -45,10 +45,19 @@ def conv_output(p):
 
 # Memory-bound passes, as dnnperf's lowering counts their traffic: (elements read, written) per
 # element of the buffer, and a torch call.
+def pass_channels(device):
+    """Channels of the image the passes run on. A GPU's training batch norm reduces each channel
+    in its own blocks, so 16 channels would leave most of an H200's 132 multiprocessors idle
+    (measured: 7x slower per byte than the layers of a ResNet); a CPU's threads split the image."""
+    return 256 if str(device).startswith("cuda") else 16
+
+
 def image(x):
-    """The buffer as one 16-channel square image (sizes are 4096 * 4^k bytes: the side is whole)."""
-    side = int(round((x.numel() // 16) ** 0.5))
-    return x[: 16 * side * side].view(1, 16, side, side)
+    """The buffer as one square image of pass_channels() channels (sizes are 4096 * 4^k bytes:
+    the side is whole)."""
+    c = pass_channels(x.device)
+    side = int(round((x.numel() // c) ** 0.5))
+    return x[: c * side * side].view(1, c, side, side)
 
 
 def optimizer_step(kind):
@@ -366,9 +375,13 @@ def measure_all(args, kernels, layout, flush, writer, start):
         if args.time_budget and time.time() - start > args.time_budget:
             print(f"\ntorch_bench: time budget reached after {i} of {len(kernels)} kernels", file=sys.stderr)
             break
-        cold = flush if not kern["op"].startswith("memory_") else None  # memory passes stream anyway
+        memory = kern["op"].startswith("memory_")
+        cold = flush if not memory else None  # memory passes stream anyway
+        record_layout = dict(layout, caches="cold") if cold else layout
+        if memory and args.device.startswith("cuda"):
+            record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
         record = {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
-                  "layout": dict(layout, caches="cold") if cold else layout, "library": "PyTorch", "library_version": torch.__version__,
+                  "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
                   "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
         if key(record) in writer.done:
             continue

@@ -121,8 +121,19 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
-  for (const fitting::Exclusion& e : data.excluded)
-    if (e.reason.find("--max-flops") == std::string::npos) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  // One line per reason: the first record it excluded and how many more.
+  std::map<std::string, std::pair<std::string, int>> excluded;
+  std::vector<std::string> reasons;
+  for (const fitting::Exclusion& e : data.excluded) {
+    if (e.reason.find("--max-flops") != std::string::npos) continue;
+    auto [it, fresh] = excluded.try_emplace(e.reason, e.where, 0);
+    if (fresh) reasons.push_back(e.reason);
+    ++it->second.second;
+  }
+  for (const std::string& r : reasons) {
+    const auto& [where, count] = excluded.at(r);
+    std::cout << "excluded: " << where << (count > 1 ? " and " + std::to_string(count - 1) + " more" : "") << ": " << r << "\n";
+  }
   if (data.samples.empty()) return false;
   // Convolutions the framework runs as per-image GEMMs are no convolution kernel's data: each
   // measures its batch of GEMMs, one after another with the weights staying in cache, and they
@@ -183,7 +194,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
         if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << r.model.seconds(smp.kernel) << "\n";
       }
   }
-  if (points) {
+  if (points.is_open()) {
     for (const fitting::ComputeSample& smp : data.samples)
       if (smp.kernel.cls != KernelClass::gemm && smp.kernel.cls != KernelClass::conv)
         points << smp.kernel_class << ",analytic," << smp.kernel.flops << "," << smp.kernel.bytes_read + smp.kernel.bytes_written << "," << smp.seconds << ","
@@ -238,6 +249,18 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     std::cout << "co-running: kernels beside " << processes - 1 << " other process" << (processes > 2 ? "es" : "") << " take " << fixed(at(0.5), 3)
               << "x their time alone (median of " << ratios.size() << "; 10-90%: " << fixed(at(0.1), 2) << "-" << fixed(at(0.9), 2)
               << "x); data-parallel ranks on one node are priced so\n";
+  }
+  // An asynchronous device's host: the median time to queue one call, per kernel class.
+  d.erase("host_dispatch_s");
+  if (!data.dispatch_seconds.empty()) {
+    std::cout << "host dispatch (median time to queue one call):";
+    for (auto& [cls, seconds] : data.dispatch_seconds) {
+      std::sort(seconds.begin(), seconds.end());
+      const double median = seconds[seconds.size() / 2];
+      d["host_dispatch_s"][cls] = median;
+      std::cout << " " << cls << " " << fixed(median * 1e6, 1) << " us" << (&cls == &data.dispatch_seconds.rbegin()->first ? "" : ",");
+    }
+    std::cout << "; steps are priced on two timelines, the host's and the device's\n";
   }
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));

@@ -129,6 +129,10 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   j["comm_s"] = p.comm_s;
   j["comm_exposed_s"] = p.comm_exposed_s;
   j["gradient_bytes"] = p.gradient_bytes;
+  if (p.host_dispatch_s > 0) {
+    j["host_dispatch_s"] = p.host_dispatch_s;
+    j["device_waiting_s"] = p.device_waiting_s;
+  }
   j["allreduce_calls"] = p.allreduces.size();
   j["communication_model"] = p.fitted_communication ? "fitted" : "datasheet";
   if (!p.allreduces.empty()) {
@@ -198,6 +202,9 @@ void print_prediction(const Prediction& p, const Graph& g, const Options& o) {
     if (p.epoch_s)
       std::cout << "epoch               " << fixed(*p.epoch_s, 1) << " s (" << *p.iterations_per_epoch << " iterations)\n";
   }
+  if (p.host_dispatch_s > 0)
+    std::cout << "host                " << ms(p.host_dispatch_s) << " ms queueing kernels; the device waits " << ms(p.device_waiting_s)
+              << " ms of it (profile's host_dispatch_s)\n";
   print_memory(p);
 }
 

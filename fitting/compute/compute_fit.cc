@@ -600,6 +600,10 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         d.excluded.push_back({where, "unknown dtype " + r.dtype});
         continue;
       }
+      const std::string cls = calibration_class(*k);
+      const bool few_channel_gpu_batch_norm =
+          r.op.rfind("memory_batch_norm", 0) == 0 && r.layout.is_object() && r.layout.value("device", std::string("cpu")) != "cpu" &&
+          !(r.layout.contains("pass_channels") && r.layout["pass_channels"].is_number() && r.layout["pass_channels"].get<double>() >= 128);
       const std::string id = r.op + r.params.dump() + r.dtype;
       hosts.insert(r.host);
       devices.insert(r.layout.value("device", std::string("?")));
@@ -615,10 +619,17 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         d.excluded.push_back({where, "duplicate shape"});
         continue;
       }
+      // How long the framework's host takes to queue the kernel (CUDA: torch_bench's dispatch_s).
+      if (const auto it = r.metrics.find("dispatch_s"); it != r.metrics.end() && it->is_number() && it->get<double>() > 0)
+        d.dispatch_seconds[cls].push_back(it->get<double>());
+      if (few_channel_gpu_batch_norm) {
+        d.excluded.push_back({where, "training batch norm on a GPU over an image of few channels (scripts/torch_bench.py before its pass_channels): "
+                                     "most multiprocessors idle, unlike a network's layers; its time is not used, its host dispatch time is"});
+        continue;
+      }
       d.threads = r.layout.value("threads", 0);
       d.library = r.library;
-      const std::string cls = !k->pass.empty() ? "pass:" + std::string(k->pass) : regression_class(*k);
-      d.samples.push_back({*k, cls.empty() ? "memory" : cls, r.timing->median});
+      d.samples.push_back({*k, cls, r.timing->median});
     }
   }
   const auto several = [](const std::set<std::string>& s) {

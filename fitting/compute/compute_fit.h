@@ -41,6 +41,9 @@ struct ComputeData {
   /// (co_running = 1 in the same file where it was timed so, else the samples' time). Neither
   /// kind is a sample.
   std::map<int, std::vector<double>> co_run_ratios;
+  /// Per calibration_class(), the host's time to queue one call where the backend measured it
+  /// (records' metrics.dispatch_s: scripts/torch_bench.py on CUDA); empty for synchronous devices.
+  std::map<std::string, std::vector<double>> dispatch_seconds;
 };
 
 /// GEMM and convolution records of the files. Throws InputError for measurements of several

@@ -108,9 +108,7 @@ double regression_feature(const Kernel& k, std::string_view name, std::int64_t b
 }
 
 std::string regression_class(const Kernel& k) {
-  if (k.cls == KernelClass::gemm) return "gemm";
-  if (k.cls != KernelClass::conv) return "";
-  return k.phase == Phase::forward ? "conv_forward" : k.phase == Phase::backward_data ? "conv_backward_data" : "conv_backward_filter";
+  return k.cls == KernelClass::gemm || k.cls == KernelClass::conv ? calibration_class(k) : "";
 }
 
 std::vector<double> RegressionModel::feature_values(const Kernel& k) const {

@@ -111,6 +111,15 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       d.co_run_slowdown[static_cast<int>(processes)] = factor.get<double>();
     }
   }
+  if (r.has("host_dispatch_s")) {
+    const json& h = r.at("host_dispatch_s");
+    if (!h.is_object()) r.fail("host_dispatch_s", "must be an object of kernel classes and seconds, e.g. {\"gemm\": 1.5e-05}");
+    for (const auto& [cls, seconds] : h.items()) {
+      if (!seconds.is_number() || !(seconds.get<double>() >= 0 && seconds.get<double>() < 1))
+        r.fail("host_dispatch_s", "seconds for '" + cls + "' must be a number in [0, 1)");
+      d.host_dispatch_s[cls] = seconds.get<double>();
+    }
+  }
   if (r.has("efficiency")) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);

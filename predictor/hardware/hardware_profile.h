@@ -89,6 +89,13 @@ struct DeviceSpec {
   /// each other's kernels: at P processes per node kernels take co_run_slowdown[P] times their
   /// time alone (measured: scripts/torch_bench.py --co-run P, fitted by `dnnperf fit`); empty: 1.
   std::map<int, double> co_run_slowdown;
+  /// Seconds the framework's host takes to queue one kernel, per calibration_class() ("gemm",
+  /// "conv_forward", "pass:batch_norm", "memory", ...), for devices that run kernels
+  /// asynchronously (GPUs): the host queues kernels one after another while the device runs them,
+  /// so a step lasts as long as the later of the two timelines (price_step). Measured by
+  /// scripts/torch_bench.py on CUDA, fitted as medians by `dnnperf fit`; empty: kernels are
+  /// priced as if the host always kept ahead (datasheet profiles, CPUs).
+  std::map<std::string, double, std::less<>> host_dispatch_s;
 };
 
 /// The factor for `processes` sharing the device: the measured one, linear between measured

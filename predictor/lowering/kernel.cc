@@ -35,6 +35,13 @@ GemmShape implicit_gemm(const Kernel& k) {
   }
 }
 
+std::string calibration_class(const Kernel& k) {
+  if (k.cls == KernelClass::gemm) return "gemm";
+  if (k.cls == KernelClass::conv)
+    return k.phase == Phase::forward ? "conv_forward" : k.phase == Phase::backward_data ? "conv_backward_data" : "conv_backward_filter";
+  return k.pass.empty() ? "memory" : "pass:" + std::string(k.pass);
+}
+
 const std::vector<std::string_view>& op_pass_names() {
   static const std::vector<std::string_view> names = {"max_pool", "max_pool_backward", "avg_pool", "batch_norm", "batch_norm_backward",
                                                       "softmax", "embedding", "sgd", "momentum", "adam", "dropout"};

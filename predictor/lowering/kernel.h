@@ -6,6 +6,7 @@
 // FLOPs count a multiply-add as two operations. Bytes are what the kernel must move to and from
 // memory at least once (inputs read, outputs written), at the kernel's element type.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +63,11 @@ struct Kernel {
   /// op_pass_names(). Empty for plain passes, GEMMs and convolutions.
   std::string_view pass;
 };
+
+/// The class calibration measures, fits and reports a kernel under: gemm, conv_forward,
+/// conv_backward_data, conv_backward_filter, "pass:" + Kernel::pass for a pass family, and
+/// memory for every other pass.
+std::string calibration_class(const Kernel& kernel);
 
 /// The pass families of Kernel::pass: max_pool, max_pool_backward, avg_pool, batch_norm,
 /// batch_norm_backward, softmax (forward: exponentials), embedding, sgd, momentum, adam, dropout

@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <set>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
@@ -42,6 +44,38 @@ struct KernelKeyHash {
     return static_cast<std::size_t>(h);
   }
 };
+
+/// The host's time to queue each kernel: its class's measured dispatch time (plain passes' where
+/// its pass family has none). An optimizer's kernels are queued by one call per step (PyTorch's
+/// multi-tensor "foreach" path on GPUs): its family's time is charged once.
+std::vector<double> host_dispatch_times(const std::vector<Kernel>& kernels, const DeviceSpec& d) {
+  std::vector<double> host(kernels.size(), 0.0);
+  std::set<std::string> optimizer_calls;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const Kernel& k = kernels[i];
+    const std::string cls = calibration_class(k);
+    if (k.phase == Phase::update && !optimizer_calls.insert(cls).second) continue;
+    auto it = d.host_dispatch_s.find(cls);
+    if (it == d.host_dispatch_s.end() && cls.rfind("pass:", 0) == 0) it = d.host_dispatch_s.find("memory");
+    if (it != d.host_dispatch_s.end()) host[i] = it->second;
+  }
+  return host;
+}
+
+/// Turns kernel times into their shares of the device's timeline when the host queues kernel i
+/// `host[i]` after kernel i - 1 and the device starts it once it is queued and its predecessor
+/// has finished. Returns the device's total waiting time.
+double onto_device_timeline(const std::vector<double>& host, std::vector<double>& seconds) {
+  double queued = 0, end = 0, busy = 0;
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    queued += host[i];
+    const double finish = std::max(queued, end) + seconds[i];
+    busy += seconds[i];
+    seconds[i] = finish - end;
+    end = finish;
+  }
+  return end - busy;
+}
 
 std::int64_t batch_of(const Graph& g) {
   for (const Tensor& t : g.tensors())
@@ -172,6 +206,14 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
       step.high.push_back(t * std::exp(spread));
     }
   }
+  if (!d.host_dispatch_s.empty()) {
+    step.host_seconds = host_dispatch_times(step.kernels, d);
+    step.device_waiting_s = onto_device_timeline(step.host_seconds, step.seconds);
+    if (!step.low.empty()) {
+      onto_device_timeline(step.host_seconds, step.low);
+      onto_device_timeline(step.host_seconds, step.high);
+    }
+  }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
   Kernel copy;  // one DDP bucket's worth
   copy.cls = KernelClass::copy;
@@ -206,6 +248,8 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     if (k.op_kind == OpKind::cross_entropy && k.phase != Phase::update) p.loss_s += s;
   }
   p.memory = estimate_memory(graph, hw, config);
+  for (const double h : step.host_seconds) p.host_dispatch_s += h;
+  p.device_waiting_s = step.device_waiting_s;
 
   if (config.inference) {
     p.compute_s = p.forward_s;

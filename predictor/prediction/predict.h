@@ -49,6 +49,11 @@ struct Prediction {
   double comm_s = 0;       // all-reduce time, hidden or not
   double comm_exposed_s = 0;
   double gradient_bytes = 0;
+  /// Asynchronous devices whose profile measured the host (DeviceSpec::host_dispatch_s): the
+  /// host's time queueing the step's kernels, and how long the device sat waiting for it (the
+  /// part of compute_s that is the host's, not the kernels'). Zero otherwise.
+  double host_dispatch_s = 0;
+  double device_waiting_s = 0;
   std::vector<AllReduceCall> allreduces;
   bool fitted_communication = false;  // all-reduces priced by fitted models
   std::optional<std::int64_t> iterations_per_epoch;
@@ -62,7 +67,14 @@ struct Prediction {
 /// batch (a weak-scaling sweep prices it once).
 struct PricedStep {
   std::vector<Kernel> kernels;
+  /// Each kernel's share of the device's timeline: its own time, plus, where the host queues
+  /// kernels more slowly than the device runs them (DeviceSpec::host_dispatch_s), the time the
+  /// device waited for it to be queued. Their sum is the device's time for the step.
   std::vector<double> seconds;
+  /// The host's time to queue each kernel (empty without DeviceSpec::host_dispatch_s), and the
+  /// part of `seconds` that is waiting for it.
+  std::vector<double> host_seconds;
+  double device_waiting_s = 0;
   /// Each kernel's time at the 95% bounds of the step's compute time, when the profile is
   /// calibrated (empty otherwise): every kernel scaled by the same factor, from a spread that adds
   /// the errors kernels of a family share and lets their own average out.

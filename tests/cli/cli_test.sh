@@ -103,6 +103,12 @@ assert abs(compute(both,'1')/compute(alone,'1')-1)<1e-9, 'one rank'" "$bin" "$tm
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
+# A GPU's passes measured through PyTorch (an H200, 2026-11-30): the host's dispatch times per
+# class, the few-channel batch norms' times excluded in one line, and predictions on two timelines.
+gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"
+check fit_gpu_exclusion 0 'excluded: .*record 8 and 17 more: training batch norm on a GPU' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
+check fit_gpu_dispatch 0 'host dispatch .*pass:batch_norm 61.9 us' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
+check predict_gpu_host 0 'host  .* ms queueing kernels; the device waits' -- "$bin" predict -n mobilenet_v2 -b 32 --hardware "$tmp/gpu.json" --gpus-per-node 1 --summary
 # A remainder feature without the blocking it divides by is refused, naming the field.
 /usr/bin/python3 -c "
 import json,sys

@@ -1,6 +1,8 @@
 // The compute families on synthetic measurements: each must recover the law that generated them.
 #include <cmath>
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -252,4 +254,32 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
   CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
   CHECK(f.choices[0].structural.mape < f.choices[0].tiled.mape / 3);
   CHECK_FALSE(f.device.direct_conv[static_cast<int>(Phase::backward_data)].enabled());  // no such measurements
+}
+
+TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and few-channel batch norms only for them", "[fitting][compute]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_dispatch_test.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
+    const auto record = [&](const std::string& op, const std::string& params, double seconds, double dispatch, const std::string& layout_extra) {
+      out << R"({"type": "record", "op": ")" << op << R"(", "params": )" << params << R"(, "dtype": "f32", "host": "h", "status": "ok", )"
+          << R"("algorithm": "torch:default", "library": "PyTorch", "library_version": "2.11", "date": "2026-11-30T00:00:00Z", "repetitions": 5, )"
+          << R"("layout": {"device": "NVIDIA H200")" << layout_extra << R"(}, "seconds": {"median": )" << seconds << R"(, "min": )" << seconds
+          << R"(, "max": )" << seconds << R"(, "stddev": 0}, "metrics": {"dispatch_s": )" << dispatch << "}}\n";
+    };
+    record("gemm", R"({"m": 64, "n": 64, "k": 64, "batch": 1, "trans_a": false, "trans_b": false})", 5e-6, 12e-6, "");
+    record("gemm", R"({"m": 128, "n": 64, "k": 64, "batch": 1, "trans_a": false, "trans_b": false})", 6e-6, 20e-6, "");
+    record("gemm", R"({"m": 256, "n": 64, "k": 64, "batch": 1, "trans_a": false, "trans_b": false})", 7e-6, 14e-6, "");
+    record("memory_batch_norm", R"({"bytes": 1048576})", 40e-6, 60e-6, "");  // 16 channels: its time says nothing of a network's
+    record("memory_batch_norm", R"({"bytes": 4194304})", 20e-6, 62e-6, R"(, "pass_channels": 256)");
+  }
+  const ComputeData d = load_compute_data({path});
+  REQUIRE(d.dispatch_seconds.count("gemm"));
+  CHECK(d.dispatch_seconds.at("gemm").size() == 3);
+  CHECK(d.dispatch_seconds.at("pass:batch_norm").size() == 2);  // both dispatch times
+  CHECK(d.samples.size() == 4);                                   // one batch norm's time excluded
+  REQUIRE(d.excluded.size() == 1);
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("training batch norm on a GPU over an image of few channels"));
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("record 4"));
+  std::filesystem::remove(path);
 }

@@ -163,3 +163,15 @@ TEST_CASE("Processes sharing a CPU slow each other's kernels by the measured fac
   const std::string factor = write_variant("corun_factor", [](nlohmann::json& j) { j["device"]["co_run_slowdown"] = {{"2", -1}}; });
   CHECK_THROWS_WITH(load_hardware_profile(factor), Catch::Contains("factor for 2 processes must be a number in (0, 100]"));
 }
+
+TEST_CASE("A profile's host dispatch times are read per kernel class and checked", "[hardware]") {
+  CHECK(find_hardware_profile("h200").device.host_dispatch_s.empty());  // datasheets: the host keeps ahead
+  const std::string good = write_variant("dispatch", [](nlohmann::json& j) { j["device"]["host_dispatch_s"] = {{"gemm", 1.5e-5}, {"pass:batch_norm", 6e-5}}; });
+  const DeviceSpec d = load_hardware_profile(good).device;
+  CHECK(d.host_dispatch_s.at("gemm") == 1.5e-5);
+  CHECK(d.host_dispatch_s.at("pass:batch_norm") == 6e-5);
+  const std::string list = write_variant("dispatch_list", [](nlohmann::json& j) { j["device"]["host_dispatch_s"] = {1, 2}; });
+  CHECK_THROWS_WITH(load_hardware_profile(list), Catch::Contains("field 'host_dispatch_s' must be an object of kernel classes and seconds"));
+  const std::string negative = write_variant("dispatch_negative", [](nlohmann::json& j) { j["device"]["host_dispatch_s"] = {{"gemm", -1}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("seconds for 'gemm' must be a number in [0, 1)"));
+}

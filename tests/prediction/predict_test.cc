@@ -199,3 +199,41 @@ TEST_CASE("An iteration's interval adds shared family errors and lets kernels' o
   CHECK(half < together);
   CHECK(together <= 0.5 + 1e-9);  // never wider than every kernel off by the same factor
 }
+
+TEST_CASE("A GPU waits for a host that queues kernels more slowly than it runs them", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("h100");
+  RunConfig c = on(1, 1);
+  c.inference = true;
+  const Graph g = network("resnet18", 2);
+  const Prediction fast = predict(g, hw, c);
+  CHECK(fast.host_dispatch_s == 0);
+  CHECK(fast.device_waiting_s == 0);
+
+  // A host that keeps far ahead changes nothing; the device's time is then its kernels'.
+  hw.device.host_dispatch_s = {{"memory", 1e-9}, {"gemm", 1e-9}, {"conv_forward", 1e-9}};
+  const Prediction ahead = predict(g, hw, c);
+  CHECK(ahead.iteration_s == Approx(fast.iteration_s).epsilon(1e-3));
+  CHECK(ahead.device_waiting_s < 1e-3 * ahead.iteration_s);
+
+  // A slow host: every kernel waits to be queued, so the step lasts as long as the queueing plus
+  // the last kernel, and is never shorter than either timeline.
+  const double slow = 1e-3;
+  hw.device.host_dispatch_s = {{"memory", slow}, {"gemm", slow}, {"conv_forward", slow}};
+  const PricedStep step = price_step(g, hw, c);
+  const Prediction bound = simulate_step(g, step, hw, c);
+  HardwareProfile no_host = hw;
+  no_host.device.host_dispatch_s.clear();
+  const PricedStep kernels_alone = price_step(g, no_host, c);
+  REQUIRE(kernels_alone.seconds.back() < slow);
+  CHECK(bound.host_dispatch_s == Approx(slow * static_cast<double>(step.kernels.size())));
+  CHECK(bound.iteration_s == Approx(bound.host_dispatch_s + kernels_alone.seconds.back()));  // the last kernel runs after the host is done
+  CHECK(bound.iteration_s - bound.device_waiting_s == Approx(fast.iteration_s).epsilon(1e-6));  // busy time: the kernels'
+}
+
+TEST_CASE("An optimizer's kernels are queued by one call per step", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("h100");
+  hw.device.host_dispatch_s = {{"pass:sgd", 1e-3}};
+  const Graph g = network("resnet18", 2);
+  const Prediction p = predict(g, hw, on(1, 1));
+  CHECK(p.host_dispatch_s == Approx(1e-3));  // not once per parameter tensor
+}
