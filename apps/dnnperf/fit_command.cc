@@ -63,6 +63,7 @@ struct FitOptions {
   bool measured_kernels = false;
   std::string family = "both";  // compute family: FAMILY or CLASS=FAMILY,... (family_for)
   bool per_image_gemms = false;  // apply the measuring framework's per-image GEMM rule (conv_as_gemm.h)
+  std::string dtype;  // element type of the GEMMs and convolutions fitted; empty: f32 where measured
 };
 
 /// The compute family `--family` asks for a kernel class: "analytic", "regression" or "both" (the
@@ -121,6 +122,10 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
+  std::optional<DType> dtype;
+  if (!o.dtype.empty() && !(dtype = parse_dtype(o.dtype)))
+    throw InputError("--dtype: unknown element type '" + o.dtype + "' (f32, bf16, f16, ...)");
+  fitting::keep_one_matrix_type(data, dtype);
   // One line per reason: the first record it excluded and how many more.
   std::map<std::string, std::pair<std::string, int>> excluded;
   std::vector<std::string> reasons;
@@ -490,6 +495,7 @@ void add_fit_command(CLI::App& app) {
       ->capture_default_str();
   c->add_flag("--per-image-gemms", o->per_image_gemms,
               "fit and price the convolutions the measuring framework runs as per-image GEMMs (PyTorch on one CPU thread: 1x1, batch under 16) as those GEMMs (class per_image_gemm)");
+  c->add_option("--dtype", o->dtype, "element type of the GEMMs and convolutions to fit (one per fit; default: f32 where measured, else the most measured)");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
   c->callback([o] { run_fit(*o); });
 }

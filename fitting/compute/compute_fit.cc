@@ -35,7 +35,7 @@ constexpr int kRegressionShuffles = 3;
 constexpr std::size_t kMaxRegressionFeatures = 14;
 
 std::optional<Kernel> kernel_of(const bench::Record& r) {
-  const auto dtype = parse_dtype(r.dtype == "tf32" ? "f32" : r.dtype);
+  const auto dtype = parse_dtype(r.dtype);
   if (!dtype) return std::nullopt;
   const nlohmann::json& p = r.params;
   if (r.op.rfind("memory_", 0) == 0) {
@@ -67,7 +67,7 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     // Training dropout: read, write, and a one-byte mask per element (lower_dropout's traffic).
     else if (r.op == "memory_dropout") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b + static_cast<double>(n), k.flops = 2.0 * static_cast<double>(n), k.pass = "dropout";
     else if (r.op == "memory_adam") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = 3 * b, k.flops = 12.0 * static_cast<double>(n), k.pass = "adam";
-    else return std::nullopt;
+    else throw InputError("no kernel the lowering emits is measured by " + r.op);
     return k;
   }
   return matrix_kernel_of(r.op, p, *dtype);
@@ -564,6 +564,29 @@ std::int64_t regression_blocking(const std::vector<ComputeSample>& samples) {
 
 }  // namespace
 
+std::optional<DType> keep_one_matrix_type(ComputeData& data, std::optional<DType> dtype) {
+  std::map<DType, int> counts;
+  for (const ComputeSample& s : data.samples)
+    if (s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) ++counts[s.kernel.dtype];
+  if (counts.empty()) return std::nullopt;
+  if (!dtype) {
+    dtype = counts.begin()->first;
+    for (const auto& [t, n] : counts)
+      if (n > counts[*dtype]) dtype = t;
+    if (counts.count(DType::f32)) dtype = DType::f32;
+  }
+  std::vector<ComputeSample> kept;
+  for (ComputeSample& s : data.samples) {
+    if ((s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) && s.kernel.dtype != *dtype)
+      data.excluded.push_back({s.kernel_class + " in " + std::string(dtype_name(s.kernel.dtype)),
+                               "one element type per fit: this one fits " + std::string(dtype_name(*dtype)) + " (--dtype picks another)"});
+    else
+      kept.push_back(std::move(s));
+  }
+  data.samples = std::move(kept);
+  return dtype;
+}
+
 ComputeData load_compute_data(const std::vector<std::string>& files) {
   ComputeData d;
   std::set<std::string> hosts, devices;
@@ -587,6 +610,10 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       }
       if (!std::isfinite(r.timing->median) || r.timing->median <= 0) {
         d.excluded.push_back({where, "time is not a positive number"});
+        continue;
+      }
+      if (r.dtype == "tf32") {  // a kernel has an element type, not a math mode: fp32 samples would be twice as fast
+        d.excluded.push_back({where, "TF32 math on fp32 data: fitted with fp32 it would mix two math modes (fp32 and half-precision records are used)"});
         continue;
       }
       std::optional<Kernel> k;

@@ -50,6 +50,12 @@ struct ComputeData {
 /// hosts or devices, which one fit must not mix.
 ComputeData load_compute_data(const std::vector<std::string>& files);
 
+/// Keeps the GEMMs and convolutions of one element type, `dtype` or by default f32 where there
+/// are any (else the most measured type), and moves the others to `data.excluded`: both families
+/// fit one surface per kernel class, which two element types' rates would blur. Returns the type
+/// kept (nullopt without GEMMs and convolutions).
+std::optional<DType> keep_one_matrix_type(ComputeData& data, std::optional<DType> dtype = std::nullopt);
+
 /// DeviceSpec::pointwise_conv_gemm_below_batch for the framework that measured `data`: 16 where
 /// PyTorch measured on one CPU thread (ATen's own 1x1 path, models/compute/conv_as_gemm.h), else 0.
 std::int64_t pointwise_conv_gemm_below_batch(const ComputeData& data);

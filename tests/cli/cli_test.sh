@@ -108,6 +108,11 @@ check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hard
 gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"
 check fit_gpu_exclusion 0 'excluded: .*record 8 and 17 more: training batch norm on a GPU' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
 check fit_gpu_dispatch 0 'host dispatch .*pass:batch_norm 61.9 us' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
+# The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
+gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"
+check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"
+check fit_gpu_tf32 0 'TF32 math on fp32 data' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 -o "$tmp/f32.json"
+check fit_bad_dtype 1 "--dtype: unknown element type 'f99'" -- "$bin" fit "$gpumb/gemm_square.jsonl" --dtype f99 -o "$tmp/bad.json"
 check predict_gpu_host 0 'host  .* ms queueing kernels; the device waits' -- "$bin" predict -n mobilenet_v2 -b 32 --hardware "$tmp/gpu.json" --gpus-per-node 1 --summary
 # A remainder feature without the blocking it divides by is refused, naming the field.
 /usr/bin/python3 -c "
