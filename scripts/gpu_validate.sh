@@ -10,7 +10,8 @@
 #
 # Cases: CNNs at 224x224 and the transformer encoder at 128 tokens, batches 32 and 128, training
 # and inference; each run 20 timed iterations after warm-up. A case that fails is logged and the
-# others still run. NETWORKS, BATCHES and MODES ("train inference") narrow the cases. With PROFILE=path/to/calibrated.json (a profile fitted on this GPU, carried in
+# others still run. NETWORKS, BATCHES and MODES ("train inference") narrow the cases.
+# With PROFILE=path/to/calibrated.json (a profile fitted on this GPU, carried in
 # the tree), its reference kernels are timed again after the cases (measured/reference_kernels.jsonl):
 # `validate --measured` then reports the machine's drift since that calibration.
 set -uo pipefail
