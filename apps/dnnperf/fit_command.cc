@@ -257,15 +257,21 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   }
   // An asynchronous device's host: the median time to queue one call, per kernel class.
   d.erase("host_dispatch_s");
+  d.erase("host_dispatch_sigma");
   if (!data.dispatch_seconds.empty()) {
     std::cout << "host dispatch (median time to queue one call):";
+    std::vector<double> deviations;  // |log(time / its class's median)|, pooled
     for (auto& [cls, seconds] : data.dispatch_seconds) {
       std::sort(seconds.begin(), seconds.end());
       const double median = seconds[seconds.size() / 2];
       d["host_dispatch_s"][cls] = median;
+      for (const double s : seconds) deviations.push_back(std::abs(std::log(s / median)));
       std::cout << " " << cls << " " << fixed(median * 1e6, 1) << " us" << (&cls == &data.dispatch_seconds.rbegin()->first ? "" : ",");
     }
-    std::cout << "; steps are priced on two timelines, the host's and the device's\n";
+    std::sort(deviations.begin(), deviations.end());
+    const double sigma = 1.4826 * deviations[deviations.size() / 2];  // the median absolute deviation of a normal
+    d["host_dispatch_sigma"] = sigma;
+    std::cout << "; spread " << fixed(sigma, 2) << " in log terms; steps are priced on two timelines, the host's and the device's\n";
   }
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));

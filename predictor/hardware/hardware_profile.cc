@@ -120,6 +120,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       d.host_dispatch_s[cls] = seconds.get<double>();
     }
   }
+  d.host_dispatch_sigma = r.real("host_dispatch_sigma", 0.0);
+  if (!(d.host_dispatch_sigma >= 0 && d.host_dispatch_sigma < 5)) r.fail("host_dispatch_sigma", "must be in [0, 5)");
   if (r.has("efficiency")) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);

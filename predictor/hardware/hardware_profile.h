@@ -96,6 +96,9 @@ struct DeviceSpec {
   /// scripts/torch_bench.py on CUDA, fitted as medians by `dnnperf fit`; empty: kernels are
   /// priced as if the host always kept ahead (datasheet profiles, CPUs).
   std::map<std::string, double, std::less<>> host_dispatch_s;
+  /// The spread of those times in log terms (robust, pooled over the classes' calls): the
+  /// prediction interval takes the host's times at exp(+-1.96 sigma), as one shared error.
+  double host_dispatch_sigma = 0;
 };
 
 /// The factor for `processes` sharing the device: the measured one, linear between measured

@@ -210,8 +210,13 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     step.host_seconds = host_dispatch_times(step.kernels, d);
     step.device_waiting_s = onto_device_timeline(step.host_seconds, step.seconds);
     if (!step.low.empty()) {
-      onto_device_timeline(step.host_seconds, step.low);
-      onto_device_timeline(step.host_seconds, step.high);
+      // The host's times move together: they share the framework and the host's speed.
+      const double spread = std::exp(1.96 * d.host_dispatch_sigma);
+      std::vector<double> host = step.host_seconds;
+      for (double& h : host) h /= spread;
+      onto_device_timeline(host, step.low);
+      for (double& h : host) h *= spread * spread;
+      onto_device_timeline(host, step.high);
     }
   }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;

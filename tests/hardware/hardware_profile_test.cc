@@ -175,3 +175,10 @@ TEST_CASE("A profile's host dispatch times are read per kernel class and checked
   const std::string negative = write_variant("dispatch_negative", [](nlohmann::json& j) { j["device"]["host_dispatch_s"] = {{"gemm", -1}}; });
   CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("seconds for 'gemm' must be a number in [0, 1)"));
 }
+
+TEST_CASE("A profile's host dispatch spread is a log spread in [0, 5)", "[hardware]") {
+  const std::string good = write_variant("dispatch_sigma", [](nlohmann::json& j) { j["device"]["host_dispatch_sigma"] = 0.25; });
+  CHECK(load_hardware_profile(good).device.host_dispatch_sigma == 0.25);
+  const std::string bad = write_variant("dispatch_sigma_bad", [](nlohmann::json& j) { j["device"]["host_dispatch_sigma"] = -0.1; });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("host_dispatch_sigma"));
+}

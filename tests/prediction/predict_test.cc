@@ -1,5 +1,7 @@
 #include "predictor/prediction/predict.h"
 
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "predictor/common/error.h"
@@ -236,4 +238,20 @@ TEST_CASE("An optimizer's kernels are queued by one call per step", "[prediction
   const Graph g = network("resnet18", 2);
   const Prediction p = predict(g, hw, on(1, 1));
   CHECK(p.host_dispatch_s == Approx(1e-3));  // not once per parameter tensor
+}
+
+TEST_CASE("The host's spread widens the interval of a host-bound step", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("h100");
+  hw.device.gemm.residual_sigma = hw.device.conv.residual_sigma = hw.device.memory.residual_sigma = 0.1;  // a calibrated profile
+  hw.device.host_dispatch_s = {{"memory", 1e-3}, {"gemm", 1e-3}, {"conv_forward", 1e-3}};
+  RunConfig c = on(1, 1);
+  c.inference = true;
+  const Graph g = network("resnet18", 2);
+  const Prediction exact_host = predict(g, hw, c);
+  hw.device.host_dispatch_sigma = 0.2;
+  const Prediction spread_host = predict(g, hw, c);
+  CHECK(spread_host.iteration_s == Approx(exact_host.iteration_s));
+  CHECK(spread_host.iteration_low_s < exact_host.iteration_low_s);
+  CHECK(spread_host.iteration_high_s > exact_host.iteration_high_s);
+  CHECK(spread_host.iteration_low_s == Approx(exact_host.host_dispatch_s * std::exp(-1.96 * 0.2)).epsilon(0.05));  // host-bound: the host's bound
 }
