@@ -34,8 +34,10 @@ struct Options {
   std::string caches = "cold";  // GEMMs and convolutions timed after evicting the caches, or warm
 };
 
-// Memory-bound passes from 4 KiB to 64 MiB: where bandwidth ramps up and where it saturates.
+// Memory-bound passes from 4 KiB to 64 MiB: where bandwidth ramps up and where it saturates; on a
+// GPU also 256 MiB and 1 GiB, well past an L2 of 50-60 MB (A100, H100, H200).
 constexpr const char* kMemorySizes = "4096,16384,65536,262144,1048576,4194304,16777216,67108864";
+constexpr const char* kGpuMemorySizes = ",268435456,1073741824";
 // Seconds kept for the fit after measuring.
 constexpr double kFitReserve = 45;
 // Sixteen reference kernels timed alone and beside co-running processes (~20 s on the 2-core VM).
@@ -83,7 +85,7 @@ void run(const Options& o) {
   // Memory passes are quick; the GEMMs and convolutions of the generic set take what is left.
   const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
   if (run_step("memory-bound passes (" + fixed(memory_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + common + " --time-budget " + fixed(memory_budget, 0) +
+               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + (o.device == "cuda" ? kGpuMemorySizes : "") + common + " --time-budget " + fixed(memory_budget, 0) +
                    " -o " + quote(memory)) != 0)
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
   // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,

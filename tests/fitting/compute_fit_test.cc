@@ -283,3 +283,27 @@ TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and fe
   CHECK_THAT(d.excluded[0].where, Catch::Contains("record 4"));
   std::filesystem::remove(path);
 }
+
+TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choice is the sample", "[fitting][compute]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_algorithms_test.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
+    const std::string conv = R"("op": "conv_forward", "params": {"n": 8, "c": 64, "h": 28, "w": 28, "k": 64, "r": 3, "s": 3, "stride_h": 1, "stride_w": 1, "pad_h": 1, "pad_w": 1, "dilation_h": 1, "dilation_w": 1, "groups": 1})";
+    const auto record = [&](const std::string& algorithm, double seconds) {
+      out << R"({"type": "record", )" << conv << R"(, "dtype": "f32", "host": "h", "status": "ok", "algorithm": ")" << algorithm
+          << R"(", "library": "cuDNN", "library_version": "91900", "date": "2026-11-30T00:00:00Z", "repetitions": 5, "layout": {"device": "NVIDIA H200"}, )"
+          << R"("seconds": {"median": )" << seconds << R"(, "min": )" << seconds << R"(, "max": )" << seconds << R"(, "stddev": 0}})" << "\n";
+    };
+    record("cudnn:search:0", 70e-6);
+    record("cudnn:heuristic:1", 80e-6);
+    record("cudnn:heuristic:1", 90e-6);  // the same algorithm again: a plain duplicate
+  }
+  const ComputeData d = load_compute_data({path});
+  REQUIRE(d.samples.size() == 1);
+  CHECK(d.samples[0].seconds == 80e-6);
+  REQUIRE(d.excluded.size() == 2);
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("cuDNN's heuristic choice is kept"));
+  CHECK(d.excluded[1].reason == "duplicate shape");
+  std::filesystem::remove(path);
+}
