@@ -9,8 +9,8 @@
 #
 #   here:   scripts/device/prepare.sh
 #   there:  DNNPERF_COMMIT=$(git rev-parse HEAD) scripts/device/gpu_lease.sh    (carry .device)
-#   here:   tar xzf gpu_lease.tar.gz -C data/measurements/, then fit and validate as
-#           data/measurements/README.md says for GPU folders
+#   here:   tar xzf gpu_lease.tar.gz -C data/measurements/, then `dnnperf fit` and
+#           `dnnperf validate --measured` as data/measurements/gpu-h200-2026-11-30/README.md did
 #
 # DEADLINE_S (default 460) bounds the whole; STEPS (default "memory sample validate microbench
 # exact") picks steps, MODES ("train inference") the ground truth's. Results go to
