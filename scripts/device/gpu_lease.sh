@@ -27,7 +27,14 @@ left() { echo $(( deadline - ($(date +%s) - start) )); }
 share() { local b=$(( deadline * $1 / 100 )) rest=$(( $(left) - deadline * $2 / 100 )); [ "$rest" -lt "$b" ] && b=$rest; echo "$b"; }
 steps=" ${STEPS:-memory sample validate microbench exact} "
 want() { [[ "$steps" == *" $1 "* ]]; }
-step() { echo; echo "== $1 ($(( $(date +%s) - start )) s, $(left) s left)"; }
+step() { pack; echo; echo "== $1 ($(( $(date +%s) - start )) s, $(left) s left)"; }
+# The archive is rewritten before every step: a call stopped at its limit still brings back
+# everything measured up to the step it was in.
+pack() {
+  [ -n "${dir:-}" ] && [ -d "$dir" ] || return 0
+  cp "$out/gpu_lease.log" "$dir/" 2>/dev/null
+  tar czf "$out/gpu_lease.tar.gz.part" -C /tmp/gpu-lease "$name" && mv "$out/gpu_lease.tar.gz.part" "$out/gpu_lease.tar.gz"
+}
 
 [ -d .device/kernels ] || { echo "missing .device/kernels: run scripts/device/prepare.sh here first"; exit 2; }
 python=python3
@@ -98,7 +105,5 @@ if want exact; then
 fi
 
 step "packing"
-rm -rf build-gpu/CMakeFiles 2>/dev/null
-cp "$out/gpu_lease.log" "$dir/" 2>/dev/null
-tar czf "$out/gpu_lease.tar.gz" -C /tmp/gpu-lease "$name" && ls -la "$out" && tar tzf "$out/gpu_lease.tar.gz" | head -80
+pack && ls -la "$out" && tar tzf "$out/gpu_lease.tar.gz" | head -80
 echo "done in $(( $(date +%s) - start )) s"
