@@ -140,6 +140,11 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
   return d;
 }
 
+/// Zoo networks sized by tokens (--seq) rather than by an image (--input).
+bool is_sequence_model(const std::string& network) {
+  return network.find("transformer") != std::string::npos || network.find("gpt") != std::string::npos || network.find("bert") != std::string::npos;
+}
+
 /// One ground-truth run of scripts/torch_train.py.
 Measured ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
   if (!o.measured.empty()) {
@@ -156,6 +161,19 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
       m.min = j.at("min_s");
       m.ok = m.median > 0 && m.min > 0;
       if (!m.ok) m.error = path + ": non-positive times";
+      // The run must be the case predicted: a file of another size would compare two cases.
+      const auto differs = [&](const char* field, const nlohmann::json& expected, const std::string& option) {
+        if (!m.ok || !j.contains(field) || j.at(field) == expected) return;
+        m.ok = false;
+        m.error = path + ": measured with " + field + " " + j.at(field).dump() + ", predicted with " + expected.dump() + " (" + option + ")";
+      };
+      differs("batch_per_process", batch, "--batch");
+      differs("procs", procs, "--procs");
+      differs("inference", o.inference, "--inference");
+      if (!network.ends_with(".json") && !network.ends_with(".onnx"))
+        differs("input", is_sequence_model(network) ? nlohmann::json::array({o.sequence})
+                                                    : nlohmann::json::array({o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]}),
+                is_sequence_model(network) ? "--seq" : "--input");
     } catch (const std::exception& e) {
       m.error = path + ": not a torch_train.py result: " + e.what();
     }
@@ -225,7 +243,7 @@ void run_validate(const ValidateOptions& o) {
           LoadOptions load;
           load.batch = batch;
           if (!network.ends_with(".json") && !network.ends_with(".onnx")) {
-            if (network.find("transformer") != std::string::npos || network.find("gpt") != std::string::npos || network.find("bert") != std::string::npos)
+            if (is_sequence_model(network))
               load.sequence = o.sequence;
             else
               load.image = std::array<std::int64_t, 2>{o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]};

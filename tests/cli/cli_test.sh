@@ -113,6 +113,8 @@ gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"
 check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"
 check fit_gpu_tf32 0 'TF32 math on fp32 data' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 -o "$tmp/f32.json"
 check fit_bad_dtype 1 "--dtype: unknown element type 'f99'" -- "$bin" fit "$gpumb/gemm_square.jsonl" --dtype f99 -o "$tmp/bad.json"
+# Ground truth of another size than the prediction's is a failed case, not a comparison.
+check validate_measured_size 1 'measured with input \[128\], predicted with \[64\] \(--seq\)' -- "$bin" validate --hardware "$tmp/gpu.json" --networks transformer_encoder --batch 32 --seq 64 --measured "$src/data/measurements/gpu-h200-2026-11-30/validation/ground_truth"
 check predict_gpu_host 0 'host  .* ms queueing kernels; the device waits' -- "$bin" predict -n mobilenet_v2 -b 32 --hardware "$tmp/gpu.json" --gpus-per-node 1 --summary
 # A remainder feature without the blocking it divides by is refused, naming the field.
 /usr/bin/python3 -c "
