@@ -4,7 +4,8 @@
 # build's dnnperf, the kernel lists the PyTorch backend times there (dnnperf itself cannot be
 # built there):
 #   kernels/sample.json  the generic set `dnnperf calibrate --device cuda` measures (sample:600:1:200)
-#   kernels/exact.json   the GEMMs and convolutions of scripts/gpu_validate.sh's CNNs at batch 32
+#   kernels/exact.json   the GEMMs and convolutions of scripts/gpu_validate.sh's networks at batch 32
+#                        (the transformer encoder at its zoo default of 128 tokens, as gpu_validate.sh runs it)
 # Then: run(command="scripts/gpu_calibrate.sh", carry=[".device"]) or scripts/device/gpu_lease.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,7 +14,7 @@ mkdir -p .device/include .device/kernels
 cp -r /usr/include/nlohmann .device/include/
 if [ -x "$dnnperf" ]; then
   "$dnnperf" bench gemm --shapes sample:600:1:200 --list-shapes > .device/kernels/sample.json
-  for spec in resnet18@224 resnet50@224 vgg11@224 mobilenet_v2@224 densenet121@224 alexnet@224 inception_v3@299; do
+  for spec in resnet18@224 resnet50@224 vgg11@224 mobilenet_v2@224 densenet121@224 alexnet@224 inception_v3@299 transformer_encoder; do
     "$dnnperf" bench gemm --shapes "zoo:$spec" --batch 32 --list-shapes
   done | /usr/bin/python3 -c '
 import json, sys
