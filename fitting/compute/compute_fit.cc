@@ -569,12 +569,9 @@ std::optional<DType> keep_one_matrix_type(ComputeData& data, std::optional<DType
   for (const ComputeSample& s : data.samples)
     if (s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) ++counts[s.kernel.dtype];
   if (counts.empty()) return std::nullopt;
-  if (!dtype) {
-    dtype = counts.begin()->first;
-    for (const auto& [t, n] : counts)
-      if (n > counts[*dtype]) dtype = t;
-    if (counts.count(DType::f32)) dtype = DType::f32;
-  }
+  if (!dtype && counts.count(DType::f32)) dtype = DType::f32;
+  if (!dtype)
+    dtype = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
   std::vector<ComputeSample> kept;
   for (ComputeSample& s : data.samples) {
     if ((s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) && s.kernel.dtype != *dtype)
