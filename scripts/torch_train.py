@@ -8,7 +8,12 @@ NCCL on GPU), and writes the timings as JSON.
 
 Networks are built from the same definitions as dnnperf's zoo: torchvision's models and
 scripts/dnnperf_py/models.py. The median and minimum of the timed iterations (after warm-up) are
-reported; with several processes an iteration lasts as long as its slowest rank.
+reported; with several processes an iteration lasts as long as its slowest rank. Training runs
+then time as many iterations again phase by phase (forward with the loss, backward, optimizer
+step; on a GPU with a synchronisation after each), so that a prediction's error can be placed;
+these are reported apart (`phases`) and do not enter the iteration's figures, which they would
+perturb on an asynchronous device. On a GPU `host_median_s` is the host's time to queue a step:
+near the step's own time, the step is bound by the host, not the device.
 """
 import argparse
 import datetime
@@ -77,7 +82,12 @@ def run(rank, args, result_path):
     loss_fn = torch.nn.CrossEntropyLoss()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
-    def step():
+    def sync():
+        if cuda:
+            torch.cuda.synchronize(device)  # kernels run asynchronously: a phase ends when they do
+
+    def step(marks=None):
+        """One iteration; with `marks`, appends the time at the end of each phase (synchronised)."""
         if args.inference:
             with torch.no_grad():
                 model(x)
@@ -90,30 +100,55 @@ def run(rank, args, result_path):
             loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
         else:
             loss = loss_fn(out, y)
-        loss.backward()
+        if marks is not None:
+            sync()
+            marks.append(time.perf_counter())
+        loss.backward()  # under DDP, with the gradient all-reduces it waits for
+        if marks is not None:
+            sync()
+            marks.append(time.perf_counter())
         opt.step()
+
+    def slowest(values):
+        """Per value, the largest over the ranks: a data-parallel phase lasts as long as its slowest rank."""
+        t = torch.tensor(values, dtype=torch.float64, device=device)
+        if args.procs > 1:
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        return [float(v) for v in t.cpu()]
 
     model.train(not args.inference)
     for _ in range(args.warmup):
         step()
-    times = []
+    times, hosts = [], []
     for _ in range(args.iterations):
         if args.procs > 1:
             dist.barrier()
-        if cuda:
-            torch.cuda.synchronize(device)
+        sync()
         t0 = time.perf_counter()
         step()
-        if cuda:
-            torch.cuda.synchronize(device)  # kernels run asynchronously: the step ends when they do
-        t = torch.tensor([time.perf_counter() - t0], device=device)
+        queued = time.perf_counter()
+        sync()
+        total, host = slowest([time.perf_counter() - t0, queued - t0])
+        times.append(total)
+        hosts.append(host)
+    phases = {"forward": [], "backward": [], "update": []}
+    for _ in range(0 if args.inference else args.iterations):
         if args.procs > 1:
-            dist.all_reduce(t, op=dist.ReduceOp.MAX)
-        times.append(float(t.cpu()))
+            dist.barrier()
+        sync()
+        marks = [time.perf_counter()]
+        step(marks)
+        sync()
+        marks.append(time.perf_counter())
+        for name, seconds in zip(phases, slowest([b - a for a, b in zip(marks, marks[1:])])):
+            phases[name].append(seconds)
     if rank == 0:
         out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
                "input": args.input if args.network in VISION else [args.seq], "iterations": args.iterations,
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
+               "host_median_s": statistics.median(hosts) if cuda else None,
+               "phases": {name: {"median_s": statistics.median(v), "min_s": min(v), "samples_s": v} for name, v in phases.items()}
+               if not args.inference else None,
                "allocator": allocator.describe(),
                "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "device": args.device,
                "gpu": torch.cuda.get_device_name(device) if cuda else None,

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -50,11 +53,32 @@ std::string case_stem(const std::string& network, std::int64_t batch, int procs,
   return network + "_b" + std::to_string(batch) + "_p" + std::to_string(procs) + (inference ? "_inference" : "_train");
 }
 
+/// The phases a training step's time is split into, as scripts/torch_train.py times them (forward
+/// with the loss, backward with the gradient all-reduces it waits for, optimizer step).
+constexpr const char* kPhases[] = {"forward", "backward", "update"};
+
 struct Measured {
   bool ok = false;
   double median = 0, min = 0;
+  /// Median of each of kPhases, where the run timed them (training runs since 2026-11-30).
+  std::optional<std::array<double, 3>> phases;
   std::string error;
 };
+
+/// A torch_train.py result's times (throws nlohmann::json exceptions for a malformed one).
+Measured read_result(const nlohmann::json& j, const std::string& path) {
+  Measured m;
+  m.median = j.at("median_s");
+  m.min = j.at("min_s");
+  m.ok = m.median > 0 && m.min > 0;
+  if (!m.ok) m.error = path + ": non-positive times";
+  if (const auto it = j.find("phases"); it != j.end() && it->is_object()) {
+    std::array<double, 3> phases{};
+    for (int i = 0; i < 3; ++i) phases[i] = it->at(kPhases[i]).at("median_s");
+    if (std::all_of(phases.begin(), phases.end(), [](double v) { return v >= 0; })) m.phases = phases;
+  }
+  return m;
+}
 
 /// Runs a shell command; its exit status (-1: not started), with stdout and stderr in `output`.
 int run_command(const std::string& command, std::string& output) {
@@ -157,10 +181,7 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
     }
     try {
       const nlohmann::json j = nlohmann::json::parse(in);
-      m.median = j.at("median_s");
-      m.min = j.at("min_s");
-      m.ok = m.median > 0 && m.min > 0;
-      if (!m.ok) m.error = path + ": non-positive times";
+      m = read_result(j, path);
       // The run must be the case predicted: a file of another size would compare two cases.
       const auto differs = [&](const char* field, const nlohmann::json& expected, const std::string& option) {
         if (!m.ok || !j.contains(field) || j.at(field) == expected) return;
@@ -212,10 +233,7 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
     std::filesystem::copy_file(out, kept, std::filesystem::copy_options::overwrite_existing);
   }
   std::filesystem::remove(out);
-  m.ok = true;
-  m.median = j.at("median_s");
-  m.min = j.at("min_s");
-  return m;
+  return read_result(j, out);
 }
 
 void run_validate(const ValidateOptions& o) {
@@ -230,6 +248,8 @@ void run_validate(const ValidateOptions& o) {
     std::cerr << "note: profile '" << hw.name << "' has no model of " << library << "'s all-reduce; DDP's all-reduces are priced by "
               << (hw.communication.empty() ? "the datasheet" : "the fitted algorithms") << " (scripts/torch_comm_bench.py measures " << library << ")\n";
   std::vector<double> errors, noise;
+  std::array<std::vector<double>, 3> phase_errors;  // per kPhases, where the runs timed them
+  std::vector<std::string> phase_rows;
   int inside_count = 0;
   if (!o.json)
     std::cout << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs"
@@ -271,6 +291,21 @@ void run_validate(const ValidateOptions& o) {
           c["inside_interval"] = inside;
           inside_count += inside;
           noise.push_back(floor);
+          if (a.phases && b.phases && !o.inference) {
+            // The predicted backward phase is the rest of the step: backward kernels, and the
+            // all-reduces and bucket copies DDP's backward waits for.
+            const double predicted[3] = {p.forward_s, p.iteration_s - p.forward_s - p.update_s, p.update_s};
+            std::ostringstream row;
+            row << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs;
+            for (int i = 0; i < 3; ++i) {
+              const double seen = 0.5 * ((*a.phases)[i] + (*b.phases)[i]);
+              const double phase_error = 100 * (predicted[i] - seen) / seen;
+              c["phases"][kPhases[i]] = {{"predicted_s", predicted[i]}, {"measured_s", seen}, {"error_percent", phase_error}};
+              phase_errors[i].push_back(std::abs(phase_error));
+              row << std::setw(11) << fixed(1e3 * predicted[i], 2) << std::setw(11) << fixed(1e3 * seen, 2) << std::setw(9) << fixed(phase_error, 1);
+            }
+            phase_rows.push_back(row.str());
+          }
           if (!o.json)
             std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << std::setw(14)
                       << fixed(1e3 * p.iteration_s, 2) << std::setw(20)
@@ -296,6 +331,8 @@ void run_validate(const ValidateOptions& o) {
   const Drift drift = machine_drift(o, hw);
   nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
                            {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
+  for (int i = 0; i < 3; ++i)
+    if (!phase_errors[i].empty()) result["phase_error_percent"][kPhases[i]] = summary(phase_errors[i]);
   result["machine_drift"] = drift.count ? nlohmann::json{{"reference_kernels", drift.count}, {"median_ratio", drift.median}, {"p10_ratio", drift.low}, {"p90_ratio", drift.high}}
                                         : nlohmann::json{{"reference_kernels", 0}, {"note", drift.note}};
   int failed = 0;
@@ -314,6 +351,17 @@ void run_validate(const ValidateOptions& o) {
     std::cout << "\nMAPE " << fixed(e["mean"], 1) << "%, median " << fixed(e["median"], 1) << "%, max " << fixed(e["max"], 1)
               << "% over " << errors.size() << " cases; run-to-run noise floor: mean " << fixed(n["mean"], 1) << "%, max "
               << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size() << "\n";
+  if (!phase_rows.empty()) {
+    std::cout << "\nper phase (timed apart, phase by phase; backward includes the all-reduces it waits for)\n"
+              << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs";
+    for (const char* phase : {"fwd", "bwd", "upd"}) std::cout << std::setw(11) << (phase + std::string(" pred")) << std::setw(11) << (phase + std::string(" meas")) << std::setw(9) << "error %";
+    std::cout << "\n";
+    for (const std::string& row : phase_rows) std::cout << row << "\n";
+    const auto& pe = result["phase_error_percent"];
+    std::cout << "phase MAPE: forward " << fixed(pe["forward"]["mean"], 1) << "%, backward " << fixed(pe["backward"]["mean"], 1) << "%, update "
+              << fixed(pe["update"]["mean"], 1) << "% over " << phase_rows.size() << " cases\n";
+  } else if (!errors.empty() && !o.inference)
+    std::cout << "per phase: not timed in these runs (scripts/torch_train.py times phases since 2026-11-30)\n";
   if (drift.count)
     std::cout << "machine against its calibration: the profile's " << drift.count << " reference kernels take " << fixed(drift.median, 2)
               << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)

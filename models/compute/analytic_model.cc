@@ -111,10 +111,15 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
       memory = &it->second;
       c.compute_seconds = 0;
     }
-  c.memory_efficiency = memory->max_efficiency * bytes / (bytes + memory->half_efficiency_bytes);
-  const double overflow = memory->dram_slowdown > 1 ? (memory->dram_slowdown - 1) * bytes / (bytes + memory->cache_bytes) : 0.0;
-  c.memory_efficiency /= 1 + overflow;
+  const auto overflow = [&](double b) { return memory->dram_slowdown > 1 ? (memory->dram_slowdown - 1) * b / (b + memory->cache_bytes) : 0.0; };
+  c.memory_efficiency = memory->max_efficiency * bytes / (bytes + memory->half_efficiency_bytes) / (1 + overflow(bytes));
   c.memory_seconds = bytes > 0 ? bytes / (device_.memory_bandwidth * c.memory_efficiency) : 0.0;
+  // One part of a longer stream: its bytes come from as far as the stream's would, not from the
+  // cache a pass swept again and again (as calibration times it) would leave them in.
+  if (k.footprint_bytes > bytes && bytes > 0) {
+    c.memory_seconds += bytes * (overflow(k.footprint_bytes) - overflow(bytes)) / (device_.memory_bandwidth * memory->max_efficiency);
+    c.memory_efficiency = bytes / (device_.memory_bandwidth * c.memory_seconds);
+  }
   c.seconds = c.launch_seconds + std::max(c.compute_seconds, c.memory_seconds);
   return c;
 }

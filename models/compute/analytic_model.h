@@ -13,7 +13,10 @@
 // fill, which the last factor charges. Memory-bound passes reach
 //   max_efficiency * bytes / (bytes + half_efficiency_bytes)
 // of peak bandwidth, divided by 1 + (dram_slowdown - 1) * bytes / (bytes + cache_bytes) where the
-// profile models a cache that large passes overflow. Where calibration found a CPU BLAS's cache
+// profile models a cache that large passes overflow; a pass that is one part of a longer stream
+// (Kernel::footprint_bytes: an optimizer step's passes over every parameter) also pays for its
+// bytes the difference between that overflow at the stream's size and at its own, at
+// max_efficiency. Where calibration found a CPU BLAS's cache
 // blocking (DeviceSpec::blocked_gemm), GEMMs of its element type are priced by that sum of
 // blocks, clean-up code, packing and call instead (models/compute/blocked_gemm.h); where it
 // fitted a CPU library's convolutions of a direction as arithmetic plus traffic

@@ -27,6 +27,8 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[17] = std::log(m.large_bytes);
   p[18] = std::log(std::max(m.large_slowdown - 1, 1e-12));
   p[19] = m.narrow_input_fill_exponent;
+  p[24] = std::log(m.large_weight_bytes);
+  p[25] = std::log(std::max(m.large_weight_slowdown - 1, 1e-12));
   return p;
 }
 
@@ -45,6 +47,8 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.large_bytes = std::exp(p[17]);
   m.large_slowdown = 1 + std::exp(p[18]);
   m.narrow_input_fill_exponent = p[19];
+  m.large_weight_bytes = std::exp(p[24]);
+  m.large_weight_slowdown = 1 + std::exp(p[25]);
   return m;
 }
 

@@ -9,7 +9,7 @@
 //     + FLOPs * (R S)^window_exponent * (stride_h stride_w)^stride_exponent[path]
 //         / (rate[path] * fill(C / groups)^input_fill_exponent * fill(K / groups)^output_fill_exponent)
 //       (with narrow_input_fill_exponent for fewer input channels than lanes)
-//     + (input_bytes / input_bandwidth[path] + weight_bytes / weight_bandwidth
+//     + (input_bytes / input_bandwidth[path] + weight_bytes * large_weights(weight_bytes) / weight_bandwidth
 //        + output_bytes / output_bandwidth[path]) * large(input_bytes + output_bytes)
 //
 // where input and output are the forward's activations (N C H W and N K P Q) in every direction,
@@ -19,7 +19,13 @@
 // reach 100-200 GFLOP/s on the VM, so they get an exponent of their own); the stride term lets a
 // path's work follow the input's pixels rather than the output's (a depthwise 3x3 weight gradient
 // at stride 2 takes as long as at stride 1 on the VM: 4x the time per FLOP); and large(B) = 1 + (large_slowdown - 1) r^4 /
-// (1 + r^4), r = B / large_bytes, the slowdown of tensors far beyond the caches. Each direction
+// (1 + r^4), r = B / large_bytes, the slowdown of tensors far beyond the caches; large_weights(W)
+// the same edge for the filter alone, at large_weight_bytes: a backward pass writes a filter-sized
+// tensor afresh (the weight gradient; backward data, the filter reordered for the transposed
+// product), and a layer of tens of MB of weights over a small image is that write — on the dev VM a
+// 2048x2048x3x3 weight gradient (151 MB) at batch 6 takes 215 ms, 5x what its traffic at the rate
+// of a 9 MB filter would. Without the term a fit lowers weight_bandwidth for those few and prices
+// the many layers of 1-10 MB filters 20-30% slow (ResNet-18's at 64x64). Each direction
 // takes one of four code paths with rates and traffic of its own: direct (the general kernel),
 // pointwise (1x1, groups 1), small-batch pointwise (1x1, unstrided, batch under 16: PyTorch's CPU
 // backend runs those as im2col and GEMM, not through oneDNN) and depthwise (groups > 1).
@@ -57,6 +63,8 @@ struct DirectConv {
   double call_overhead_s = 0;
   double large_bytes = 1e12;
   double large_slowdown = 1;
+  double large_weight_bytes = 1e12;  // filter size halfway to large_weight_slowdown
+  double large_weight_slowdown = 1;  // >= 1; 1: no such edge (profiles before 2026-11-30's second)
   DType dtype = DType::f32;  // the element type it was fitted on
 
   bool enabled() const { return lanes > 0; }
@@ -69,8 +77,8 @@ struct DirectConv {
 /// fill exponents, p[6] the window exponent, p[7..10] log input_bandwidth, p[11] log
 /// weight_bandwidth, p[12..15] log output_bandwidth, p[16] log call_overhead_s, p[17] log
 /// large_bytes, p[18] log(large_slowdown - 1), p[19] the narrow inputs' fill exponent, p[20..23]
-/// the stride exponents.
-constexpr int kDirectConvParameters = 24;
+/// the stride exponents, p[24] log large_weight_bytes, p[25] log(large_weight_slowdown - 1).
+constexpr int kDirectConvParameters = 26;
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& model);
 DirectConv with_log_parameters(DirectConv model, const double* p);
 
@@ -97,7 +105,9 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lane
   const T arithmetic = flops * exp(p[6] * std::log(window) + p[20 + path] * std::log(strides) - p[path]) /
                        (pow(T(fill(per_group_in)), narrow ? p[19] : p[4]) * pow(T(fill(per_group_out)), p[5]));
   const T r = pow(T(input + output) * exp(-p[17]), 4.0);
-  const T memory = (input * exp(-p[7 + path]) + weights * exp(-p[11]) + output * exp(-p[12 + path])) * (T(1) + exp(p[18]) * r / (T(1) + r));
+  const T rw = pow(T(weights) * exp(-p[24]), 4.0);
+  const T memory = (input * exp(-p[7 + path]) + weights * (T(1) + exp(p[25]) * rw / (T(1) + rw)) * exp(-p[11]) + output * exp(-p[12 + path])) *
+                   (T(1) + exp(p[18]) * r / (T(1) + r));
   if (parts) parts[0] = arithmetic, parts[1] = memory;
   return arithmetic + memory + exp(p[16]);
 }

@@ -220,7 +220,8 @@ nlohmann::json direct_conv_section(const DirectConv& d) {
           {"window_exponent", d.window_exponent}, {"stride_exponent", d.stride_exponent},
           {"input_bandwidth", d.input_bandwidth}, {"weight_bandwidth", d.weight_bandwidth},
           {"output_bandwidth", d.output_bandwidth}, {"call_overhead_s", d.call_overhead_s},
-          {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown}, {"dtype", std::string(dtype_name(d.dtype))}};
+          {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown}, {"large_weight_bytes", d.large_weight_bytes},
+          {"large_weight_slowdown", d.large_weight_slowdown}, {"dtype", std::string(dtype_name(d.dtype))}};
 }
 
 DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& where) {
@@ -256,6 +257,10 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   d.call_overhead_s = r.positive("call_overhead_s");
   d.large_bytes = r.positive("large_bytes");
   d.large_slowdown = read_slowdown(r, "large_slowdown");
+  if (r.has("large_weight_bytes") || r.has("large_weight_slowdown")) {  // profiles fitted before the term have neither
+    d.large_weight_bytes = r.positive("large_weight_bytes");
+    d.large_weight_slowdown = read_slowdown(r, "large_weight_slowdown");
+  }
   d.dtype = read_dtype(r);
   r.check_unknown();
   return d;

@@ -499,12 +499,16 @@ void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kerne
     if (tensor.role != TensorRole::parameter || op < 0) continue;
     accumulate_gradient(kernels, tensor, consumers[t], op, graph.op(op).kind, std::nullopt);
   }
+  const std::size_t first_update = kernels.size();
   for (std::size_t t = 0; t < graph.tensors().size(); ++t) {
     const Tensor& tensor = graph.tensor(static_cast<int>(t));
     const int op = first_consumer[t];
     if (tensor.role != TensorRole::parameter || op < 0) continue;
     lower_update(kernels, tensor, op, graph.op(op).kind, options);
   }
+  double step_bytes = 0;
+  for (std::size_t i = first_update; i < kernels.size(); ++i) step_bytes += kernels[i].bytes_read + kernels[i].bytes_written;
+  for (std::size_t i = first_update; i < kernels.size(); ++i) kernels[i].footprint_bytes = step_bytes;
 }
 
 std::vector<Kernel> lower(const Graph& graph, const LoweringOptions& options) {

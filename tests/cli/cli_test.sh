@@ -153,6 +153,8 @@ check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" valida
 # The kept ground truth judges another profile on the very same runs.
 [ -f "$tmp/gt/resnet18_b2_p1_train_run0.json" ] && [ -f "$tmp/gt/resnet18_b2_p1_train_run1.json" ] && echo "ok   validate_saved" || { echo "FAIL validate_saved"; fail=1; }
 check validate_on_saved 0 'MAPE .* over 1 cases' -- "$bin" validate --hardware a100 --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
+# torch_train.py times each phase of a training step apart; the saved runs carry them.
+check validate_saved_phases 0 'phase MAPE: forward' -- "$bin" validate --hardware a100 --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
 # A fitted profile keeps reference kernels; validate re-times them beside the cases and keeps them
 # with the ground truth (one live check; judged on runs kept without them, it says so).
 check validate_drift 0 'reference kernels take [0-9.]+x their calibrated time' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt3"
@@ -275,6 +277,24 @@ echo '{"median_s": 0.05, "min_s": 0.049}' > "$mdir/resnet18_b4_p1_train_run0.jso
 echo '{"median_s": 0.051, "min_s": 0.05}' > "$mdir/resnet18_b4_p1_train_run1.json"
 check validate_measured 0 'resnet18 .* 50\.5' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
 check validate_measured_missing 1 'no measurement for this case' -- "$bin" validate --hardware cpu --networks resnet18 --batch 8 --input 64 --measured "$mdir"
+check validate_no_phases 0 'per phase: not timed in these runs' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
+# Runs that timed each phase: a second table, and in JSON each phase's prediction and error; the
+# predicted phases add up to the predicted step.
+phases='"phases": {"forward": {"median_s": 0.02, "min_s": 0.019}, "backward": {"median_s": 0.027, "min_s": 0.026}, "update": {"median_s": 0.003, "min_s": 0.003}}'
+echo "{\"median_s\": 0.05, \"min_s\": 0.049, $phases}" > "$mdir/resnet18_b4_p1_train_run0.json"
+echo "{\"median_s\": 0.051, \"min_s\": 0.05, $phases}" > "$mdir/resnet18_b4_p1_train_run1.json"
+check validate_phases 0 'phase MAPE: forward .*%, backward .*%, update .*% over 1 cases' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
+"$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir" --json | /usr/bin/python3 -c '
+import json, sys
+c = json.load(sys.stdin)["cases"][0]
+ph = c["phases"]
+assert abs(ph["forward"]["measured_s"] - 0.02) < 1e-12 and abs(ph["update"]["measured_s"] - 0.003) < 1e-12, ph
+assert abs(sum(ph[k]["predicted_s"] for k in ("forward", "backward", "update")) - c["predicted_s"]) < 1e-9 * c["predicted_s"], ph
+assert all(ph[k]["predicted_s"] > 0 for k in ph), ph
+f = ph["forward"]; assert abs(f["error_percent"] - 100 * (f["predicted_s"] - 0.02) / 0.02) < 1e-9, f
+' && echo "ok   validate_phases_json" || { echo "FAIL validate_phases_json"; fail=1; }
+echo '{"median_s": 0.05, "min_s": 0.049, "phases": {"forward": {"median_s": 0.02}}}' > "$mdir/resnet18_b4_p1_train_run1.json"
+check validate_phases_bad 1 'resnet18_b4_p1_train_run1.json: not a torch_train.py result' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
 rm -rf "$mdir"
 check shapes_zoo_image 0 '"h":64,' -- "$bin" bench conv --shapes zoo:resnet18@64 --batch 4 --list-shapes
 check shapes_zoo_bad_image 1 "image size after '@'" -- "$bin" bench conv --shapes zoo:resnet18@big --list-shapes

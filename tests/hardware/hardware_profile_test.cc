@@ -148,6 +148,37 @@ TEST_CASE("A profile's direct convolution models are read back per direction, an
   CHECK_THROWS_WITH(load_hardware_profile(phase), Catch::Contains("efficiency.direct_conv: unknown field 'sideways'"));
 }
 
+TEST_CASE("A direct convolution's large-filter edge prices big filters, and profiles without it still load", "[hardware][errors]") {
+  DirectConv d;
+  d.lanes = 16, d.rate = {2e11, 2.5e11, 4.5e10, 1e12}, d.input_fill_exponent = 0.6, d.output_fill_exponent = 1.0;
+  d.input_bandwidth = {1e10, 2e10, 3e10, 4e10}, d.weight_bandwidth = 5e9, d.output_bandwidth = {5e9, 6e9, 7e9, 8e9};
+  d.call_overhead_s = 1e-5;
+  ConvShape small, big;  // a 9.4 MB and a 151 MB filter over 4x4 images
+  small.n = big.n = 4, small.h = small.w = big.h = big.w = 4, small.r = small.s = big.r = big.s = 3;
+  small.pad_h = small.pad_w = big.pad_h = big.pad_w = 1, small.p = small.q = big.p = big.q = 4;
+  small.c = small.k = 512, big.c = big.k = 2048;
+  const double small_before = d.seconds(small, 4), big_before = d.seconds(big, 4);
+  d.large_weight_bytes = 5e7, d.large_weight_slowdown = 5;
+  CHECK(d.seconds(small, 4) == Approx(small_before).epsilon(0.01));  // far below the edge: (9.4 / 50)^4
+  double parts[2];
+  d.seconds(big, 4, parts);
+  const double filter_bytes = 2048.0 * 2048 * 9 * 4, r4 = std::pow(filter_bytes / 5e7, 4);
+  CHECK(d.seconds(big, 4) - big_before == Approx(filter_bytes / 5e9 * 4 * r4 / (1 + r4)).epsilon(1e-6));
+  const std::string good = write_variant("edge", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
+  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(big, 4) == Approx(d.seconds(big, 4)));
+  const std::string old = write_variant("old", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"].erase("large_weight_bytes");
+    j["device"]["efficiency"]["direct_conv"]["forward"].erase("large_weight_slowdown");
+  });
+  CHECK(load_hardware_profile(old).device.direct_conv[0].seconds(big, 4) == Approx(big_before));
+  const std::string bad = write_variant("bad", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"]["large_weight_slowdown"] = 0.5;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.direct_conv.forward: field 'large_weight_slowdown'"));
+}
+
 TEST_CASE("Processes sharing a CPU slow each other's kernels by the measured factor", "[hardware]") {
   DeviceSpec d = find_hardware_profile("cpu").device;
   CHECK(co_run_factor(d, 4) == 1.0);  // nothing measured
