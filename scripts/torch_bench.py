@@ -15,7 +15,8 @@ spread. --co-run P times them alone and again beside P-1 processes running the s
 data-parallel ranks sharing a CPU slow each other). Kernels above --max-flops are recorded as skipped (a single-threaded CPU would take
 minutes). --time-budget stops cleanly; --resume continues a file. --cold evicts the caches before
 each repetition of a GEMM or convolution. The process runs with dnnperf's allocator policy
-(dnnperf_py/allocator.py).
+(dnnperf_py/allocator.py). --op-host times the host's work per framework op instead of kernels
+(dnnperf_py/op_host.py: what drives a GPU's training step when the host is the slower side).
 """
 import argparse
 import json
@@ -33,6 +34,7 @@ keep_freed_memory()  # before torch allocates anything
 
 import torch  # noqa: E402
 
+from dnnperf_py import op_host  # noqa: E402
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
 import socket  # noqa: E402
 
@@ -275,6 +277,9 @@ def main():
                         help="time every kernel alone, then again while P-1 other processes run the same kernels on the "
                              "other cores (records with layout co_running = P): how much processes sharing a node, as "
                              "data-parallel ranks on one CPU do, slow each other's kernels")
+    parser.add_argument("--op-host", metavar="KINDS",
+                        help="also time the host's work per framework op, forward and backward, for these op kinds of "
+                             "dnnperf's IR (comma-separated, or 'all'; records with op host_op)")
     parser.add_argument("--co-run-load", help=argparse.SUPPRESS)  # internal: a loader process's kernel list
     parser.add_argument("--dnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "dnnperf"))
     args = parser.parse_args()
@@ -309,8 +314,14 @@ def main():
             raise SystemExit(f"torch_bench: memory size {size} must be a positive multiple of 4096 bytes")
         for op in MEMORY_OPS:
             kernels.append({"op": op, "params": {"bytes": size}})
-    if not kernels:
-        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels and/or --memory-sizes)")
+    op_kinds = []
+    if args.op_host:
+        op_kinds = list(op_host.OPS) if args.op_host == "all" else [k for k in args.op_host.split(",") if k]
+        unknown = [k for k in op_kinds if k not in op_host.OPS]
+        if unknown:
+            raise SystemExit(f"torch_bench: --op-host: unknown op kind(s) {', '.join(unknown)} (known: {', '.join(op_host.OPS)})")
+    if not kernels and not op_kinds:
+        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels, --memory-sizes and/or --op-host)")
     layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
     flush = CacheFlush(args.device) if args.cold else None
     if args.device.startswith("cuda"):
@@ -323,7 +334,8 @@ def main():
     start = time.time()
     # With --co-run the lone timings are the baseline of the co-running ones (co_running 1), not
     # samples of their own: `dnnperf fit` takes its kernel samples from the calibration proper.
-    written = measure_all(args, kernels, dict(layout, co_running=1) if args.co_run > 1 else layout, flush, writer, start)
+    written = measure_op_host(args, op_kinds, layout, writer)
+    written += measure_all(args, kernels, dict(layout, co_running=1) if args.co_run > 1 else layout, flush, writer, start)
     if args.co_run > 1:
         loaders = start_loaders(args, kernels)
         try:
@@ -366,6 +378,26 @@ def co_run_load(args):
             if not announced:
                 print("running", flush=True)
                 announced = True
+
+
+def measure_op_host(args, kinds, layout, writer):
+    """Host seconds per framework op, forward and backward (resumable); the number written."""
+    written = 0
+    for kind in kinds:
+        record = {"op": "host_op", "params": {"op_kind": kind}, "dtype": "f32", "algorithm": "torch:default", "layout": layout,
+                  "library": "PyTorch", "library_version": torch.__version__, "host": socket.gethostname(), "date": utc_now(),
+                  "status": "ok"}
+        if key(record) in writer.done:
+            continue
+        try:
+            forward, backward = op_host.measure(kind, args.device)
+            record.update(repetitions=5, seconds=timing([forward + backward]), verified=True,
+                          metrics={"forward_host_s": forward, "backward_host_s": backward})
+        except RuntimeError as e:
+            record.update(status="skipped", reason=str(e).split("\n")[0][:200])
+        writer.write(record)
+        written += 1
+    return written
 
 
 def measure_all(args, kernels, layout, flush, writer, start):

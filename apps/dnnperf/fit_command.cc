@@ -273,6 +273,25 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     d["host_dispatch_sigma"] = sigma;
     std::cout << "; spread " << fixed(sigma, 2) << " in log terms; steps are priced on two timelines, the host's and the device's\n";
   }
+  // The host's time per framework op: where the host drives an asynchronous device, it replaces
+  // the op's kernels' dispatch times; on a synchronous device it is inside the kernels' own times.
+  d.erase("host_op_s");
+  if (!data.op_host_seconds.empty() && data.dispatch_seconds.empty())
+    std::cout << "host time per op measured for " << data.op_host_seconds.size()
+              << " op kinds on a device without host dispatch times (a CPU runs what its host queues: the kernels' times hold it); not kept\n";
+  else if (!data.op_host_seconds.empty()) {
+    std::cout << "host time per op (median forward / backward):";
+    for (auto& [kind, times] : data.op_host_seconds) {
+      std::vector<double> forward, backward;
+      for (const auto& [f, b] : times) forward.push_back(f), backward.push_back(b);
+      std::sort(forward.begin(), forward.end());
+      std::sort(backward.begin(), backward.end());
+      const double f = forward[forward.size() / 2], b = backward[backward.size() / 2];
+      d["host_op_s"][kind] = {{"forward", f}, {"backward", b}};
+      std::cout << " " << kind << " " << fixed(f * 1e6, 1) << "/" << fixed(b * 1e6, 1) << " us" << (&kind == &data.op_host_seconds.rbegin()->first ? "" : ",");
+    }
+    std::cout << "; these ops' host times replace their kernels' dispatch times\n";
+  }
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));
   if (o.measured_kernels) {

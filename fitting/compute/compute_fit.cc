@@ -19,6 +19,7 @@
 #include "models/compute/error_family.h"
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
+#include "predictor/graph/op_kind.h"
 #include "predictor/graph/shape_inference.h"
 #include "predictor/lowering/lower.h"
 
@@ -586,6 +587,33 @@ std::optional<DType> keep_one_matrix_type(ComputeData& data, std::optional<DType
   return dtype;
 }
 
+namespace {
+
+/// A host_op record: its op kind's forward and backward host seconds, or an exclusion saying why not.
+void read_op_host(const bench::Record& r, const std::string& where, ComputeData& d) {
+  if (r.status != "ok") {
+    d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
+    return;
+  }
+  const std::string kind = r.params.is_object() && r.params.contains("op_kind") && r.params["op_kind"].is_string() ? r.params["op_kind"].get<std::string>() : "";
+  if (!parse_op_kind(kind)) {
+    d.excluded.push_back({where, "host_op record of an unknown op kind '" + kind + "'"});
+    return;
+  }
+  const auto seconds = [&](const char* name) {
+    const auto it = r.metrics.find(name);
+    return it != r.metrics.end() && it->is_number() && std::isfinite(it->get<double>()) && it->get<double>() >= 0 ? it->get<double>() : -1.0;
+  };
+  const double forward = seconds("forward_host_s"), backward = seconds("backward_host_s");
+  if (forward < 0 || backward < 0) {
+    d.excluded.push_back({where, "host_op record without non-negative metrics forward_host_s and backward_host_s"});
+    return;
+  }
+  d.op_host_seconds[kind].push_back({forward, backward});
+}
+
+}  // namespace
+
 ComputeData load_compute_data(const std::vector<std::string>& files) {
   ComputeData d;
   std::set<std::string> hosts, devices;
@@ -602,8 +630,13 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
       const bench::Record& r = records[i];
-      if (r.op != "gemm" && r.op.rfind("conv_", 0) != 0 && r.op.rfind("memory_", 0) != 0) continue;
       const std::string where = file + " record " + std::to_string(i + 1);
+      if (r.op == "host_op") {
+        read_op_host(r, where, d);
+        if (r.status == "ok") hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
+        continue;
+      }
+      if (r.op != "gemm" && r.op.rfind("conv_", 0) != 0 && r.op.rfind("memory_", 0) != 0) continue;
       if (r.status != "ok" || !r.timing) {
         d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
         continue;

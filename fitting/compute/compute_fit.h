@@ -44,6 +44,9 @@ struct ComputeData {
   /// Per calibration_class(), the host's time to queue one call where the backend measured it
   /// (records' metrics.dispatch_s: scripts/torch_bench.py on CUDA); empty for synchronous devices.
   std::map<std::string, std::vector<double>> dispatch_seconds;
+  /// Per IR op kind, the host's seconds per op, forward and backward (records of op host_op:
+  /// scripts/torch_bench.py --op-host). Not samples.
+  std::map<std::string, std::vector<std::pair<double, double>>> op_host_seconds;
 };
 
 /// GEMM and convolution records of the files. Throws InputError for measurements of several

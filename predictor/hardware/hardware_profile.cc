@@ -9,6 +9,7 @@
 
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
+#include "predictor/graph/op_kind.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/lowering/kernel.h"
 
@@ -122,6 +123,20 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   }
   d.host_dispatch_sigma = r.real("host_dispatch_sigma", 0.0);
   if (!(d.host_dispatch_sigma >= 0 && d.host_dispatch_sigma < 5)) r.fail("host_dispatch_sigma", "must be in [0, 5)");
+  if (r.has("host_op_s")) {
+    const json& h = r.at("host_op_s");
+    if (!h.is_object()) r.fail("host_op_s", "must be an object of op kinds, e.g. {\"attention\": {\"forward\": 8e-05, \"backward\": 1.2e-04}}");
+    for (const auto& [kind, times] : h.items()) {
+      if (!parse_op_kind(kind)) r.fail("host_op_s", "unknown op kind '" + kind + "'");
+      JsonObjectReader t(times, where + ": host_op_s." + kind);
+      DeviceSpec::HostOpSeconds& out = d.host_op_s[kind];
+      for (auto [name, value] : {std::pair{"forward", &out.forward}, std::pair{"backward", &out.backward}}) {
+        *value = t.real(name, std::nullopt);
+        if (!(*value >= 0 && *value < 1)) t.fail(name, "must be seconds in [0, 1)");
+      }
+      t.check_unknown();
+    }
+  }
   if (r.has("efficiency")) {
     JsonObjectReader e(r.at("efficiency"), where + ": efficiency");
     if (e.has("gemm")) d.gemm = read_matrix(e.at("gemm"), where + ": efficiency.gemm", d.gemm);

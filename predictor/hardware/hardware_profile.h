@@ -99,6 +99,16 @@ struct DeviceSpec {
   /// The spread of those times in log terms (robust, pooled over the classes' calls): the
   /// prediction interval takes the host's times at exp(+-1.96 sigma), as one shared error.
   double host_dispatch_sigma = 0;
+  /// Seconds the framework's host spends per op of an IR op kind (op_kind_name(): "attention",
+  /// "linear", ...), forward and backward, all its calls included (views, transposes, autograd
+  /// nodes, gradient accumulation: an nn.MultiheadAttention is some 20 of them for a handful of
+  /// kernels). Measured by scripts/torch_bench.py --op-host on the device's host, medians kept by
+  /// `dnnperf fit` for asynchronous devices; where an op's kind is here, its host time replaces
+  /// its kernels' host_dispatch_s on the host's timeline (price_step).
+  struct HostOpSeconds {
+    double forward = 0, backward = 0;
+  };
+  std::map<std::string, HostOpSeconds, std::less<>> host_op_s;
 };
 
 /// The factor for `processes` sharing the device: the measured one, linear between measured

@@ -1,5 +1,6 @@
 #include "predictor/prediction/predict.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -47,18 +48,53 @@ struct KernelKeyHash {
 
 /// The host's time to queue each kernel: its class's measured dispatch time (plain passes' where
 /// its pass family has none). An optimizer's kernels are queued by one call per step (PyTorch's
-/// multi-tensor "foreach" path on GPUs): its family's time is charged once.
-std::vector<double> host_dispatch_times(const std::vector<Kernel>& kernels, const DeviceSpec& d) {
+/// multi-tensor "foreach" path on GPUs): its family's time is charged once. Ops of a kind whose
+/// host time the profile measured whole (DeviceSpec::host_op_s) are charged that instead, on
+/// their first kernel of the phase; an op that queues no kernel of its own in a phase (a view, a
+/// reshape) passes its time to the next kernel queued.
+std::vector<double> host_dispatch_times(const Graph& graph, const std::vector<Kernel>& kernels, const DeviceSpec& d) {
   std::vector<double> host(kernels.size(), 0.0);
   std::set<std::string> optimizer_calls;
+  const auto measured = [&](OpKind kind) { return d.host_op_s.find(op_kind_name(kind)); };
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const Kernel& k = kernels[i];
     const std::string cls = calibration_class(k);
     if (k.phase == Phase::update && !optimizer_calls.insert(cls).second) continue;
+    if (k.phase != Phase::update && measured(k.op_kind) != d.host_op_s.end()) continue;
     auto it = d.host_dispatch_s.find(cls);
     if (it == d.host_dispatch_s.end() && cls.rfind("pass:", 0) == 0) it = d.host_dispatch_s.find("memory");
     if (it != d.host_dispatch_s.end()) host[i] = it->second;
   }
+  if (d.host_op_s.empty() || kernels.empty()) return host;
+  const int n = static_cast<int>(graph.ops().size());
+  std::vector<std::size_t> first_forward(static_cast<std::size_t>(n), kernels.size()), first_backward = first_forward;
+  std::size_t last_forward = kernels.size(), last_backward = kernels.size();
+  for (std::size_t i = kernels.size(); i-- > 0;) {
+    const Kernel& k = kernels[i];
+    if (k.op < 0 || k.op >= n || k.phase == Phase::update) continue;
+    const bool forward = k.phase == Phase::forward;
+    (forward ? first_forward : first_backward)[static_cast<std::size_t>(k.op)] = i;
+    std::size_t& last = forward ? last_forward : last_backward;
+    if (last == kernels.size()) last = i;
+  }
+  const auto charge = [&](int op, bool backward, double& carry) {
+    const auto it = measured(graph.op(op).kind);
+    if (it != d.host_op_s.end()) carry += backward ? it->second.backward : it->second.forward;
+    const std::size_t i = (backward ? first_backward : first_forward)[static_cast<std::size_t>(op)];
+    if (i < kernels.size() && carry > 0) host[i] += carry, carry = 0;
+  };
+  double carry = 0;
+  for (int op = 0; op < n; ++op) charge(op, false, carry);
+  if (carry > 0 && last_forward < kernels.size()) host[last_forward] += carry;  // a forward ending in views
+  carry = 0;
+  bool any_backward = false;
+  for (int op = n - 1; op >= 0; --op) {
+    const Op& o = graph.op(op);
+    if (!std::any_of(o.inputs.begin(), o.inputs.end(), [&](int t) { return graph.tensor(t).requires_grad; })) continue;
+    any_backward = true;
+    charge(op, true, carry);
+  }
+  if (any_backward && carry > 0 && last_backward < kernels.size()) host[last_backward] += carry;
   return host;
 }
 
@@ -207,7 +243,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     }
   }
   if (!d.host_dispatch_s.empty()) {
-    step.host_seconds = host_dispatch_times(step.kernels, d);
+    step.host_seconds = host_dispatch_times(graph, step.kernels, d);
     step.device_waiting_s = onto_device_timeline(step.host_seconds, step.seconds);
     if (!step.low.empty()) {
       // The host's times move together: they share the framework and the host's speed.

@@ -12,8 +12,8 @@
 #   here:   tar xzf gpu_lease.tar.gz -C data/measurements/, then `dnnperf fit` and
 #           `dnnperf validate --measured` as data/measurements/gpu-h200-2026-11-30/README.md did
 #
-# DEADLINE_S (default 460) bounds the whole; STEPS (default "memory sample validate microbench
-# exact") picks steps, MODES ("train inference") the ground truth's. Results go to
+# DEADLINE_S (default 460) bounds the whole; STEPS (default "memory ophost sample validate profile
+# microbench exact") picks steps, MODES ("train inference") the ground truth's. Results go to
 # $OUT/gpu_lease.tar.gz (a lent machine returns few files) and the log beside it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +25,7 @@ start=$(date +%s)
 left() { echo $(( deadline - ($(date +%s) - start) )); }
 # share P: P percent of the deadline, but never more than is left beyond R percent kept for later steps
 share() { local b=$(( deadline * $1 / 100 )) rest=$(( $(left) - deadline * $2 / 100 )); [ "$rest" -lt "$b" ] && b=$rest; echo "$b"; }
-steps=" ${STEPS:-memory sample validate microbench exact} "
+steps=" ${STEPS:-memory ophost sample validate profile microbench exact} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 step() { pack; echo; echo "== $1 ($(( $(date +%s) - start )) s, $(left) s left)"; }
 # The archive is rewritten before every step: a call stopped at its limit still brings back
@@ -73,6 +73,11 @@ if want memory; then
     --time-budget "$budget" -o "$dir/torch_cuda_memory.jsonl" || echo "FAILED: memory passes"
 fi
 
+if want ophost; then
+  step "PyTorch backend: the host's time per framework op (forward, backward)"
+  timeout 60 $python scripts/torch_bench.py --device cuda --op-host all -o "$dir/torch_cuda_op_host.jsonl" || echo "FAILED: host time per op"
+fi
+
 if want sample; then
   step "PyTorch backend: generic GEMMs and convolutions (calibrate's sample)"
   budget=$(share 26 60)
@@ -84,6 +89,15 @@ if want validate; then
   step "ground truth: training and inference iterations"
   budget=$(share 37 25)
   [ "$budget" -gt 10 ] && BUDGET_S=$budget BATCHES=${BATCHES:-32} timeout $((budget + 60)) scripts/gpu_validate.sh "$dir/validation" || echo "FAILED: ground truth"
+fi
+
+if want profile; then
+  step "torch.profiler over training steps (where the transformer's and MobileNetV2's time goes)"
+  for net in transformer_encoder mobilenet_v2; do
+    [ "$(left)" -gt 60 ] || break
+    timeout 60 $python scripts/torch_profile_step.py --network "$net" --batch "$(b=${BATCHES:-32}; echo "${b%%,*}")" --seq 128 --input 224,224 --device cuda \
+      -o "$dir/profile/$net" > /dev/null || echo "FAILED: profile of $net"
+  done
 fi
 
 if want microbench; then

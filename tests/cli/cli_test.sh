@@ -108,6 +108,37 @@ check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hard
 gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"
 check fit_gpu_exclusion 0 'excluded: .*record 8 and 17 more: training batch norm on a GPU' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
 check fit_gpu_dispatch 0 'host dispatch .*pass:batch_norm 61.9 us' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
+# The host's time per framework op (torch_bench.py --op-host), measured for real on this CPU: a
+# record per op kind with both phases' host times; an unknown kind is refused, naming it.
+/usr/bin/python3 "$src/scripts/torch_bench.py" --op-host relu,attention --device cpu --threads 1 -o "$tmp/op_host.jsonl" >/dev/null 2>&1
+/usr/bin/python3 -c "
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if '\"record\"' in l]
+assert [x['params']['op_kind'] for x in r] == ['relu', 'attention'], r
+assert all(x['status'] == 'ok' and x['metrics']['forward_host_s'] > 0 and x['metrics']['backward_host_s'] >= 0 for x in r), r
+assert r[1]['metrics']['forward_host_s'] > r[0]['metrics']['forward_host_s']  # some 20 calls against one" "$tmp/op_host.jsonl" \
+  && echo "ok   torch_bench_op_host" || { echo "FAIL torch_bench_op_host"; fail=1; }
+check torch_bench_op_host_bad 1 'unknown op kind\(s\) attn' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --op-host relu,attn -o "$tmp/op_host2.jsonl"
+# Fitted beside a GPU's measurements (same host and device), they are kept per op kind; beside a
+# CPU's, whose kernels' times hold the host's work already, they are not.
+/usr/bin/python3 -c "
+import json, sys
+for path, host, device in ((sys.argv[2], 'vm', 'NVIDIA H200'), (sys.argv[3], 'vm', 'cpu')):
+    with open(path, 'w') as f:
+        for l in open(sys.argv[1]):
+            j = json.loads(l)
+            j['host'] = host
+            if j.get('type') == 'record': j['layout']['device'] = device
+            f.write(json.dumps(j) + '\n')" "$tmp/op_host.jsonl" "$tmp/op_host_gpu.jsonl" "$tmp/op_host_cpu.jsonl"
+check fit_op_host 0 'host time per op \(median forward / backward\): attention .* us, relu' -- "$bin" fit "$gpumem" "$tmp/op_host_gpu.jsonl" --hardware h200 -o "$tmp/gpu_oh.json"
+/usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['device']
+assert set(d['host_op_s']) == {'relu', 'attention'} and d['host_op_s']['attention']['forward'] > 0, d.get('host_op_s')" "$tmp/gpu_oh.json" \
+  && echo "ok   fit_op_host_profile" || { echo "FAIL fit_op_host_profile"; fail=1; }
+check predict_op_host 0 'host  .* ms queueing kernels' -- "$bin" predict -n transformer_encoder -b 8 --seq 32 --hardware "$tmp/gpu_oh.json" --gpus-per-node 1 --summary
+cpusample="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_memory.jsonl"
+check fit_op_host_cpu 0 'host time per op measured for 2 op kinds on a device without host dispatch times .*not kept' -- "$bin" fit "$cpusample" "$tmp/op_host_cpu.jsonl" --hardware cpu -o "$tmp/cpu_oh.json"
 # The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
 gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"
 check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"

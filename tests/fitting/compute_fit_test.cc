@@ -284,6 +284,33 @@ TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and fe
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad ones are named", "[fitting][compute]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_op_host_test.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
+    const auto record = [&](const std::string& kind, const std::string& metrics) {
+      out << R"({"type": "record", "op": "host_op", "params": {"op_kind": ")" << kind << R"("}, "dtype": "f32", "host": "h", "status": "ok", )"
+          << R"("algorithm": "torch:default", "library": "PyTorch", "library_version": "2.11", "date": "2026-11-30T00:00:00Z", "repetitions": 5, )"
+          << R"("layout": {"device": "NVIDIA H200"}, "seconds": {"median": 1e-4, "min": 1e-4, "max": 1e-4, "stddev": 0}, "metrics": )" << metrics << "}\n";
+    };
+    record("attention", R"({"forward_host_s": 8e-5, "backward_host_s": 1.2e-4})");
+    record("linear", R"({"forward_host_s": 1e-5, "backward_host_s": 2e-5})");
+    record("attn", R"({"forward_host_s": 1e-5, "backward_host_s": 2e-5})");
+    record("relu", R"({"forward_host_s": 1e-5})");
+  }
+  const ComputeData d = load_compute_data({path});
+  CHECK(d.samples.empty());
+  REQUIRE(d.op_host_seconds.size() == 2);
+  CHECK(d.op_host_seconds.at("attention").front() == std::pair{8e-5, 1.2e-4});
+  CHECK(d.device == "NVIDIA H200");
+  REQUIRE(d.excluded.size() == 2);
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("unknown op kind 'attn'"));
+  CHECK_THAT(d.excluded[1].where, Catch::Contains("record 4"));
+  CHECK_THAT(d.excluded[1].reason, Catch::Contains("forward_host_s and backward_host_s"));
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choice is the sample", "[fitting][compute]") {
   const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_algorithms_test.jsonl").string();
   {

@@ -207,6 +207,24 @@ TEST_CASE("A profile's host dispatch times are read per kernel class and checked
   CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("seconds for 'gemm' must be a number in [0, 1)"));
 }
 
+TEST_CASE("A profile's host time per op is read per op kind, and bad entries are named", "[hardware][errors]") {
+  const std::string good = write_variant("op_host", [](nlohmann::json& j) {
+    j["device"]["host_op_s"] = {{"attention", {{"forward", 8e-5}, {"backward", 1.2e-4}}}, {"linear", {{"forward", 1e-5}, {"backward", 2e-5}}}};
+  });
+  const DeviceSpec d = load_hardware_profile(good).device;
+  REQUIRE(d.host_op_s.size() == 2);
+  CHECK(d.host_op_s.at("attention").forward == 8e-5);
+  CHECK(d.host_op_s.at("attention").backward == 1.2e-4);
+  const std::string kind = write_variant("op_host_kind", [](nlohmann::json& j) { j["device"]["host_op_s"] = {{"attn", {{"forward", 1e-5}, {"backward", 1e-5}}}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(kind), Catch::Contains("field 'host_op_s' unknown op kind 'attn'"));
+  const std::string missing = write_variant("op_host_missing", [](nlohmann::json& j) { j["device"]["host_op_s"] = {{"linear", {{"forward", 1e-5}}}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(missing), Catch::Contains("host_op_s.linear: field 'backward' is required"));
+  const std::string negative = write_variant("op_host_negative", [](nlohmann::json& j) {
+    j["device"]["host_op_s"] = {{"linear", {{"forward", -1e-5}, {"backward", 1e-5}}}};
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("host_op_s.linear: field 'forward' must be seconds in [0, 1)"));
+}
+
 TEST_CASE("A profile's host dispatch spread is a log spread in [0, 5)", "[hardware]") {
   const std::string good = write_variant("dispatch_sigma", [](nlohmann::json& j) { j["device"]["host_dispatch_sigma"] = 0.25; });
   CHECK(load_hardware_profile(good).device.host_dispatch_sigma == 0.25);

@@ -1,3 +1,4 @@
+#include <set>
 #include "predictor/prediction/predict.h"
 
 #include <cmath>
@@ -230,6 +231,49 @@ TEST_CASE("A GPU waits for a host that queues kernels more slowly than it runs t
   CHECK(bound.host_dispatch_s == Approx(slow * static_cast<double>(step.kernels.size())));
   CHECK(bound.iteration_s == Approx(bound.host_dispatch_s + kernels_alone.seconds.back()));  // the last kernel runs after the host is done
   CHECK(bound.iteration_s - bound.device_waiting_s == Approx(fast.iteration_s).epsilon(1e-6));  // busy time: the kernels'
+}
+
+TEST_CASE("An op whose host time was measured whole is charged it once per phase, views included", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("h100");
+  const double per_kernel = 1e-4;
+  hw.device.host_dispatch_s = {{"memory", per_kernel}, {"gemm", per_kernel}, {"conv_forward", per_kernel}, {"conv_backward_data", per_kernel},
+                               {"conv_backward_filter", per_kernel}};
+  const Graph g = network("resnet18", 2);
+  const RunConfig c = on(1, 1);
+  const PricedStep before = price_step(g, hw, c);
+  // Convolutions measured whole (forward 1 ms, backward 3 ms), and flatten, which queues no
+  // kernel of its own: its time goes to the next kernel queued.
+  hw.device.host_op_s = {{"conv2d", {1e-3, 3e-3}}, {"flatten", {5e-4, 7e-4}}};
+  const PricedStep after = price_step(g, hw, c);
+  REQUIRE(after.host_seconds.size() == before.host_seconds.size());
+  std::set<int> convs;
+  double conv_kernels_before = 0;
+  for (std::size_t i = 0; i < before.kernels.size(); ++i) {
+    const Kernel& k = before.kernels[i];
+    if (k.op_kind != OpKind::conv2d || k.phase == Phase::update) continue;
+    convs.insert(k.op);
+    conv_kernels_before += before.host_seconds[i];
+  }
+  REQUIRE(convs.size() == 20);  // ResNet-18's convolutions, shortcuts included
+  double total_before = 0, total_after = 0;
+  for (const double h : before.host_seconds) total_before += h;
+  for (const double h : after.host_seconds) total_after += h;
+  CHECK(total_after == Approx(total_before - conv_kernels_before + 20 * (1e-3 + 3e-3) + 5e-4 + 7e-4));
+  // Each convolution's forward time sits on its first forward kernel, none on its others.
+  for (std::size_t i = 0; i < after.kernels.size(); ++i) {
+    const Kernel& k = after.kernels[i];
+    if (k.op_kind == OpKind::conv2d && k.phase == Phase::forward) CHECK(after.host_seconds[i] == Approx(1e-3));
+  }
+  // Inference runs no backward: only forward times are charged.
+  RunConfig inference = c;
+  inference.inference = true;
+  const PricedStep forward_only = price_step(g, hw, inference);
+  double total_inference = 0;
+  for (const double h : forward_only.host_seconds) total_inference += h;
+  double others = 0;
+  for (std::size_t i = 0; i < forward_only.kernels.size(); ++i)
+    if (forward_only.kernels[i].op_kind != OpKind::conv2d) others += per_kernel;
+  CHECK(total_inference == Approx(others + 20 * 1e-3 + 5e-4));
 }
 
 TEST_CASE("An optimizer's kernels are queued by one call per step", "[prediction]") {
