@@ -71,7 +71,8 @@ def main():
     events = prof.key_averages()
     with open(os.path.join(args.output, "ops_by_host_time.txt"), "w") as f:
         f.write(events.table(sort_by="self_cpu_time_total", row_limit=60))
-    device_key = "self_cuda_time_total"
+    # PyTorch 2.4 renamed the CUDA totals to device totals (the old names warn, then go)
+    device_key = "self_device_time_total" if events and hasattr(events[0], "self_device_time_total") else "self_cuda_time_total"
     if cuda:
         with open(os.path.join(args.output, "kernels_by_device_time.txt"), "w") as f:
             f.write(events.table(sort_by=device_key, row_limit=60))
