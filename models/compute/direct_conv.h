@@ -64,7 +64,7 @@ struct DirectConv {
   double large_bytes = 1e12;
   double large_slowdown = 1;
   double large_weight_bytes = 1e12;  // filter size halfway to large_weight_slowdown
-  double large_weight_slowdown = 1;  // >= 1; 1: no such edge (profiles before 2026-11-30's second)
+  double large_weight_slowdown = 1;  // >= 1; 1: no such edge (profiles fitted before it had one)
   DType dtype = DType::f32;  // the element type it was fitted on
 
   bool enabled() const { return lanes > 0; }

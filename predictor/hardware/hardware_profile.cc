@@ -127,7 +127,7 @@ DeviceSpec read_device(const json& j, const std::string& where) {
     const json& h = r.at("host_op_s");
     if (!h.is_object()) r.fail("host_op_s", "must be an object of op kinds, e.g. {\"attention\": {\"forward\": 8e-05, \"backward\": 1.2e-04}}");
     for (const auto& [kind, times] : h.items()) {
-      if (!parse_op_kind(kind)) r.fail("host_op_s", "unknown op kind '" + kind + "'");
+      if (!parse_op_kind(kind)) r.fail("host_op_s", "names an unknown op kind '" + kind + "'");
       JsonObjectReader t(times, where + ": host_op_s." + kind);
       DeviceSpec::HostOpSeconds& out = d.host_op_s[kind];
       for (auto [name, value] : {std::pair{"forward", &out.forward}, std::pair{"backward", &out.backward}}) {

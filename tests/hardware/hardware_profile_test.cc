@@ -216,7 +216,7 @@ TEST_CASE("A profile's host time per op is read per op kind, and bad entries are
   CHECK(d.host_op_s.at("attention").forward == 8e-5);
   CHECK(d.host_op_s.at("attention").backward == 1.2e-4);
   const std::string kind = write_variant("op_host_kind", [](nlohmann::json& j) { j["device"]["host_op_s"] = {{"attn", {{"forward", 1e-5}, {"backward", 1e-5}}}}; });
-  CHECK_THROWS_WITH(load_hardware_profile(kind), Catch::Contains("field 'host_op_s' unknown op kind 'attn'"));
+  CHECK_THROWS_WITH(load_hardware_profile(kind), Catch::Contains("field 'host_op_s' names an unknown op kind 'attn'"));
   const std::string missing = write_variant("op_host_missing", [](nlohmann::json& j) { j["device"]["host_op_s"] = {{"linear", {{"forward", 1e-5}}}}; });
   CHECK_THROWS_WITH(load_hardware_profile(missing), Catch::Contains("host_op_s.linear: field 'backward' is required"));
   const std::string negative = write_variant("op_host_negative", [](nlohmann::json& j) {
