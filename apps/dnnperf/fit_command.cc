@@ -255,21 +255,25 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
               << "x their time alone (median of " << ratios.size() << "; 10-90%: " << fixed(at(0.1), 2) << "-" << fixed(at(0.9), 2)
               << "x); data-parallel ranks on one node are priced so\n";
   }
+  // The upper median (the sorted values' middle, or the higher of the two middles), as the
+  // host's times are kept.
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   // An asynchronous device's host: the median time to queue one call, per kernel class.
   d.erase("host_dispatch_s");
   d.erase("host_dispatch_sigma");
   if (!data.dispatch_seconds.empty()) {
     std::cout << "host dispatch (median time to queue one call):";
     std::vector<double> deviations;  // |log(time / its class's median)|, pooled
-    for (auto& [cls, seconds] : data.dispatch_seconds) {
-      std::sort(seconds.begin(), seconds.end());
-      const double median = seconds[seconds.size() / 2];
-      d["host_dispatch_s"][cls] = median;
-      for (const double s : seconds) deviations.push_back(std::abs(std::log(s / median)));
-      std::cout << " " << cls << " " << fixed(median * 1e6, 1) << " us" << (&cls == &data.dispatch_seconds.rbegin()->first ? "" : ",");
+    for (const auto& [cls, seconds] : data.dispatch_seconds) {
+      const double typical = median(seconds);
+      d["host_dispatch_s"][cls] = typical;
+      for (const double s : seconds) deviations.push_back(std::abs(std::log(s / typical)));
+      std::cout << " " << cls << " " << fixed(typical * 1e6, 1) << " us" << (&cls == &data.dispatch_seconds.rbegin()->first ? "" : ",");
     }
-    std::sort(deviations.begin(), deviations.end());
-    const double sigma = 1.4826 * deviations[deviations.size() / 2];  // the median absolute deviation of a normal
+    const double sigma = 1.4826 * median(deviations);  // the median absolute deviation of a normal
     d["host_dispatch_sigma"] = sigma;
     std::cout << "; spread " << fixed(sigma, 2) << " in log terms; steps are priced on two timelines, the host's and the device's\n";
   }
@@ -281,12 +285,10 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
               << " op kinds on a device without host dispatch times (a CPU runs what its host queues: the kernels' times hold it); not kept\n";
   else if (!data.op_host_seconds.empty()) {
     std::cout << "host time per op (median forward / backward):";
-    for (auto& [kind, times] : data.op_host_seconds) {
+    for (const auto& [kind, times] : data.op_host_seconds) {
       std::vector<double> forward, backward;
       for (const auto& [f, b] : times) forward.push_back(f), backward.push_back(b);
-      std::sort(forward.begin(), forward.end());
-      std::sort(backward.begin(), backward.end());
-      const double f = forward[forward.size() / 2], b = backward[backward.size() / 2];
+      const double f = median(forward), b = median(backward);
       d["host_op_s"][kind] = {{"forward", f}, {"backward", b}};
       std::cout << " " << kind << " " << fixed(f * 1e6, 1) << "/" << fixed(b * 1e6, 1) << " us" << (&kind == &data.op_host_seconds.rbegin()->first ? "" : ",");
     }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "fitting/compute/compute_fit.h"
 #include "models/compute/analytic_model.h"
@@ -15,6 +16,27 @@ using namespace dnnperf;
 using namespace dnnperf::fitting;
 
 namespace {
+
+/// A measurement record of host "h" on an H200, timed `seconds` (median, min and max alike);
+/// `fields` (op, params, algorithm, library, layout, metrics) add to or replace the defaults.
+nlohmann::json h200_record(double seconds, const nlohmann::json& fields) {
+  nlohmann::json r = {{"type", "record"}, {"dtype", "f32"}, {"host", "h"}, {"status", "ok"}, {"algorithm", "torch:default"},
+                      {"library", "PyTorch"}, {"library_version", "2.11"}, {"date", "2026-11-30T00:00:00Z"}, {"repetitions", 5},
+                      {"layout", {{"device", "NVIDIA H200"}}},
+                      {"seconds", {{"median", seconds}, {"min", seconds}, {"max", seconds}, {"stddev", 0}}}};
+  r.update(fields);
+  return r;
+}
+
+/// Writes a measurement file of `records` under the temporary directory, after a context line;
+/// returns its path.
+std::string write_measurements(const std::string& name, const std::vector<nlohmann::json>& records) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream out(path);
+  out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
+  for (const nlohmann::json& r : records) out << r.dump() << "\n";
+  return path;
+}
 
 std::vector<Kernel> gemms(int count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -257,22 +279,15 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
 }
 
 TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and few-channel batch norms only for them", "[fitting][compute]") {
-  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_dispatch_test.jsonl").string();
-  {
-    std::ofstream out(path);
-    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
-    const auto record = [&](const std::string& op, const std::string& params, double seconds, double dispatch, const std::string& layout_extra) {
-      out << R"({"type": "record", "op": ")" << op << R"(", "params": )" << params << R"(, "dtype": "f32", "host": "h", "status": "ok", )"
-          << R"("algorithm": "torch:default", "library": "PyTorch", "library_version": "2.11", "date": "2026-11-30T00:00:00Z", "repetitions": 5, )"
-          << R"("layout": {"device": "NVIDIA H200")" << layout_extra << R"(}, "seconds": {"median": )" << seconds << R"(, "min": )" << seconds
-          << R"(, "max": )" << seconds << R"(, "stddev": 0}, "metrics": {"dispatch_s": )" << dispatch << "}}\n";
-    };
-    record("gemm", R"({"m": 64, "n": 64, "k": 64, "batch": 1, "trans_a": false, "trans_b": false})", 5e-6, 12e-6, "");
-    record("gemm", R"({"m": 128, "n": 64, "k": 64, "batch": 1, "trans_a": false, "trans_b": false})", 6e-6, 20e-6, "");
-    record("gemm", R"({"m": 256, "n": 64, "k": 64, "batch": 1, "trans_a": false, "trans_b": false})", 7e-6, 14e-6, "");
-    record("memory_batch_norm", R"({"bytes": 1048576})", 40e-6, 60e-6, "");  // 16 channels: its time says nothing of a network's
-    record("memory_batch_norm", R"({"bytes": 4194304})", 20e-6, 62e-6, R"(, "pass_channels": 256)");
-  }
+  const auto record = [](const std::string& op, const nlohmann::json& params, double seconds, double dispatch, const nlohmann::json& layout) {
+    return h200_record(seconds, {{"op", op}, {"params", params}, {"layout", layout}, {"metrics", {{"dispatch_s", dispatch}}}});
+  };
+  const nlohmann::json h200 = {{"device", "NVIDIA H200"}}, wide = {{"device", "NVIDIA H200"}, {"pass_channels", 256}};
+  const auto gemm = [](int m) { return nlohmann::json{{"m", m}, {"n", 64}, {"k", 64}, {"batch", 1}, {"trans_a", false}, {"trans_b", false}}; };
+  const std::string path = write_measurements("dnnperf_dispatch_test.jsonl", {
+      record("gemm", gemm(64), 5e-6, 12e-6, h200), record("gemm", gemm(128), 6e-6, 20e-6, h200), record("gemm", gemm(256), 7e-6, 14e-6, h200),
+      record("memory_batch_norm", {{"bytes", 1048576}}, 40e-6, 60e-6, h200),  // 16 channels: its time says nothing of a network's
+      record("memory_batch_norm", {{"bytes", 4194304}}, 20e-6, 62e-6, wide)});
   const ComputeData d = load_compute_data({path});
   REQUIRE(d.dispatch_seconds.count("gemm"));
   CHECK(d.dispatch_seconds.at("gemm").size() == 3);
@@ -285,20 +300,14 @@ TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and fe
 }
 
 TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad ones are named", "[fitting][compute]") {
-  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_op_host_test.jsonl").string();
-  {
-    std::ofstream out(path);
-    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
-    const auto record = [&](const std::string& kind, const std::string& metrics) {
-      out << R"({"type": "record", "op": "host_op", "params": {"op_kind": ")" << kind << R"("}, "dtype": "f32", "host": "h", "status": "ok", )"
-          << R"("algorithm": "torch:default", "library": "PyTorch", "library_version": "2.11", "date": "2026-11-30T00:00:00Z", "repetitions": 5, )"
-          << R"("layout": {"device": "NVIDIA H200"}, "seconds": {"median": 1e-4, "min": 1e-4, "max": 1e-4, "stddev": 0}, "metrics": )" << metrics << "}\n";
-    };
-    record("attention", R"({"forward_host_s": 8e-5, "backward_host_s": 1.2e-4})");
-    record("linear", R"({"forward_host_s": 1e-5, "backward_host_s": 2e-5})");
-    record("attn", R"({"forward_host_s": 1e-5, "backward_host_s": 2e-5})");
-    record("relu", R"({"forward_host_s": 1e-5})");
-  }
+  const auto record = [](const std::string& kind, const nlohmann::json& metrics) {
+    return h200_record(1e-4, {{"op", "host_op"}, {"params", {{"op_kind", kind}}}, {"metrics", metrics}});
+  };
+  const std::string path = write_measurements("dnnperf_op_host_test.jsonl", {
+      record("attention", {{"forward_host_s", 8e-5}, {"backward_host_s", 1.2e-4}}),
+      record("linear", {{"forward_host_s", 1e-5}, {"backward_host_s", 2e-5}}),
+      record("attn", {{"forward_host_s", 1e-5}, {"backward_host_s", 2e-5}}),
+      record("relu", {{"forward_host_s", 1e-5}})});
   const ComputeData d = load_compute_data({path});
   CHECK(d.samples.empty());
   REQUIRE(d.op_host_seconds.size() == 2);
@@ -312,20 +321,14 @@ TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad
 }
 
 TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choice is the sample", "[fitting][compute]") {
-  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_algorithms_test.jsonl").string();
-  {
-    std::ofstream out(path);
-    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
-    const std::string conv = R"("op": "conv_forward", "params": {"n": 8, "c": 64, "h": 28, "w": 28, "k": 64, "r": 3, "s": 3, "stride_h": 1, "stride_w": 1, "pad_h": 1, "pad_w": 1, "dilation_h": 1, "dilation_w": 1, "groups": 1})";
-    const auto record = [&](const std::string& algorithm, double seconds) {
-      out << R"({"type": "record", )" << conv << R"(, "dtype": "f32", "host": "h", "status": "ok", "algorithm": ")" << algorithm
-          << R"(", "library": "cuDNN", "library_version": "91900", "date": "2026-11-30T00:00:00Z", "repetitions": 5, "layout": {"device": "NVIDIA H200"}, )"
-          << R"("seconds": {"median": )" << seconds << R"(, "min": )" << seconds << R"(, "max": )" << seconds << R"(, "stddev": 0}})" << "\n";
-    };
-    record("cudnn:search:0", 70e-6);
-    record("cudnn:heuristic:1", 80e-6);
-    record("cudnn:heuristic:1", 90e-6);  // the same algorithm again: a plain duplicate
-  }
+  const nlohmann::json conv = {{"n", 8}, {"c", 64}, {"h", 28}, {"w", 28}, {"k", 64}, {"r", 3}, {"s", 3}, {"stride_h", 1}, {"stride_w", 1},
+                               {"pad_h", 1}, {"pad_w", 1}, {"dilation_h", 1}, {"dilation_w", 1}, {"groups", 1}};
+  const auto record = [&](const std::string& algorithm, double seconds) {
+    return h200_record(seconds, {{"op", "conv_forward"}, {"params", conv}, {"algorithm", algorithm}, {"library", "cuDNN"}, {"library_version", "91900"}});
+  };
+  const std::string path = write_measurements("dnnperf_algorithms_test.jsonl", {
+      record("cudnn:search:0", 70e-6), record("cudnn:heuristic:1", 80e-6),
+      record("cudnn:heuristic:1", 90e-6)});  // the same algorithm again: a plain duplicate
   const ComputeData d = load_compute_data({path});
   REQUIRE(d.samples.size() == 1);
   CHECK(d.samples[0].seconds == 80e-6);
