@@ -38,10 +38,13 @@ std::vector<double> initial(CommModelKind kind, const std::vector<CommSample>& s
   switch (kind) {
     case CommModelKind::hockney: return {alpha, beta, beta / 2};
     case CommModelKind::loggp: return {alpha, alpha / 2, beta, beta / 2};
-    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2, beta / 4};
+    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2, beta / 4, alpha};
   }
   return {};
 }
+
+/// Indices of w_a, w_b and w_c in the dnnperf model's parameters.
+const std::vector<int> kOversubscriptionParameters = {6, 7, 9};
 
 struct Solved {
   std::vector<double> params;
@@ -56,13 +59,20 @@ Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_cov
   std::vector<double> p = initial(m.kind, s);
   ceres::Problem problem;
   for (const CommSample& x : s) {
-    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 9>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 10>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
     cost->AddParameterBlock(static_cast<int>(p.size()));
     cost->SetNumResiduals(1);
     problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), p.data());
   }
   for (std::size_t i = 0; i < p.size(); ++i) problem.SetParameterLowerBound(p.data(), static_cast<int>(i), 0.0);
   problem.SetParameterLowerBound(p.data(), 0, 1e-9);  // a latency: the model stays positive
+  // Without a sample past P the data say nothing of oversubscription: its terms stay at 0 rather
+  // than at their starting guesses, so that predictions for more ranks do not invent a cost.
+  const bool oversubscribed = std::any_of(s.begin(), s.end(), [&](const CommSample& x) { return x.ranks > m.oversubscribed_from; });
+  if (m.kind == CommModelKind::dnnperf && !oversubscribed) {
+    for (int i : kOversubscriptionParameters) p[static_cast<std::size_t>(i)] = 0;
+    problem.SetManifold(p.data(), new ceres::SubsetManifold(static_cast<int>(p.size()), kOversubscriptionParameters));
+  }
   const SolveResult solved = solve_quietly(problem);
   out.params = p;
   out.cost = solved.cost;

@@ -35,7 +35,7 @@ const std::vector<std::string>& comm_model_parameters(CommModelKind kind) {
   static const std::vector<std::string> dnnperf = {"alpha_eager_s", "beta_eager_s_per_byte", "alpha_rendezvous_s",
                                                    "beta_rendezvous_s_per_byte", "beta_out_of_cache_s_per_byte",
                                                    "gamma_s_per_byte", "oversubscribed_latency_s_per_rank",
-                                                   "oversubscribed_slowdown_per_rank", "beta_out_of_last_cache_s_per_byte"};
+                                                   "oversubscribed_slowdown_per_rank", "beta_out_of_last_cache_s_per_byte", "oversubscribed_call_latency_s_per_rank"};
   switch (kind) {
     case CommModelKind::hockney: return hockney;
     case CommModelKind::loggp: return loggp;

@@ -6,6 +6,7 @@
 //   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
 //   dnnperf  step = ([k < E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + max(0, k - D) b_d
 //                    + r gamma) (1 + x w_b) + x w_a,   x = max(0, p - P)
+//            call = sum of steps + x w_c
 //
 // k: message bytes, r: bytes reduced, p: ranks. dnnperf's model adds what the classics miss on
 // real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth; a
@@ -13,7 +14,8 @@
 // messages that outgrow a cache level C and then D (copies slow down twice: mid-level cache, then
 // last-level cache to memory), and ranks beyond P sharing cores or links
 // (oversubscription, contention): each step then waits for a peer to be scheduled (w_a per extra
-// rank) and copies at a shared rate (w_b) — E as the library reports it (MPI_T) and P as the
+// rank) and copies at a shared rate (w_b), and the call waits once for the last rank to arrive
+// (w_c per extra rank: ranks time-sharing cores enter it skewed) — E as the library reports it (MPI_T) and P as the
 // node's CPUs where the records carry them, else chosen from the data like C and D; the rest fitted.
 //
 // Parameters were fitted in log space (relative error); their covariance and the residual spread
@@ -96,6 +98,9 @@ T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
     }
     total += static_cast<double>(s.count) * step;
   }
+  // Time-shared ranks reach the collective at different times: the last to be scheduled holds
+  // every other up once per call, however many steps follow.
+  if (kind == CommModelKind::dnnperf && ranks > oversubscribed_from) total += (ranks - oversubscribed_from) * p[9];
   return total;
 }
 

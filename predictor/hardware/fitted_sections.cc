@@ -70,7 +70,8 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
     m.kind = *parsed;
     JsonObjectReader params(r.at("parameters"), r.where() + ": parameters");
     for (const std::string& name : comm_model_parameters(m.kind)) {
-      const double v = params.real(name, std::nullopt);
+      // Profiles fitted before the per-call term (2026-12-01) lack it: no such cost.
+      const double v = params.real(name, name == "oversubscribed_call_latency_s_per_rank" ? std::optional<double>(0.0) : std::nullopt);
       if (!(v >= 0) || !std::isfinite(v)) params.fail(name, "must be a non-negative number");
       m.params.push_back(v);
     }
@@ -78,6 +79,14 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
     for (const auto& c : r.at("covariance")) {
       if (!c.is_number()) r.fail("covariance", "must hold numbers");
       m.covariance.push_back(c.get<double>());
+    }
+    if (m.kind == CommModelKind::dnnperf && m.covariance.size() == (m.params.size() - 1) * (m.params.size() - 1)) {
+      // The same profiles: the missing term's row and column are zero.
+      const std::size_t n = m.params.size();
+      std::vector<double> padded(n * n, 0.0);
+      for (std::size_t row = 0; row + 1 < n; ++row)
+        for (std::size_t j = 0; j + 1 < n; ++j) padded[row * n + j] = m.covariance[row * (n - 1) + j];
+      m.covariance = std::move(padded);
     }
     if (!m.covariance.empty() && m.covariance.size() != m.params.size() * m.params.size())
       r.fail("covariance", "must have " + std::to_string(m.params.size() * m.params.size()) + " entries");

@@ -231,3 +231,30 @@ TEST_CASE("A profile's host dispatch spread is a log spread in [0, 5)", "[hardwa
   const std::string bad = write_variant("dispatch_sigma_bad", [](nlohmann::json& j) { j["device"]["host_dispatch_sigma"] = -0.1; });
   CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("host_dispatch_sigma"));
 }
+
+TEST_CASE("A fitted communication model is read back as written; models fitted before the per-call term still load", "[hardware][errors]") {
+  FittedCommModel m;
+  m.kind = CommModelKind::dnnperf;
+  m.algorithm = "ring";
+  m.params = {1e-6, 1e-10, 8e-6, 2e-10, 0.0, 3e-11, 1e-6, 0.3, 0.0, 2e-5};
+  m.covariance.assign(100, 0.0);
+  for (int i = 0; i < 10; ++i) m.covariance[static_cast<std::size_t>(i * 11)] = 1e-14;
+  m.eager_limit = 4096, m.cache_bytes = 1e6, m.memory_bytes = 3e7, m.oversubscribed_from = 2;
+  const nlohmann::json section = communication_section({m});
+  const std::vector<FittedCommModel> back = read_communication_section(section, "profile.json: communication");
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4)));
+  // Before 2026-12-01 the model had 9 parameters and a 9x9 covariance: the call term is 0.
+  nlohmann::json old = section;
+  old[0]["parameters"].erase("oversubscribed_call_latency_s_per_rank");
+  old[0]["covariance"] = std::vector<double>(81, 0.0);
+  const std::vector<FittedCommModel> read_old = read_communication_section(old, "old.json: communication");
+  REQUIRE(read_old.size() == 1);
+  CHECK(read_old[0].params.size() == 10);
+  CHECK(read_old[0].params[9] == 0.0);
+  CHECK(read_old[0].covariance.size() == 100);
+  CHECK(read_old[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4) - 2 * 2e-5));
+  nlohmann::json bad = section;
+  bad[0]["covariance"] = std::vector<double>(50, 0.0);
+  CHECK_THROWS_WITH(read_communication_section(bad, "bad.json: communication"), Catch::Contains("bad.json: communication[0]: field 'covariance'"));
+}
