@@ -70,7 +70,7 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
     m.kind = *parsed;
     JsonObjectReader params(r.at("parameters"), r.where() + ": parameters");
     for (const std::string& name : comm_model_parameters(m.kind)) {
-      // Profiles fitted before the per-call term (2026-12-01) lack it: no such cost.
+      // Profiles fitted before the per-call term (2026-11-30, late) lack it: no such cost.
       const double v = params.real(name, name == "oversubscribed_call_latency_s_per_rank" ? std::optional<double>(0.0) : std::nullopt);
       if (!(v >= 0) || !std::isfinite(v)) params.fail(name, "must be a non-negative number");
       m.params.push_back(v);

@@ -244,7 +244,7 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   const std::vector<FittedCommModel> back = read_communication_section(section, "profile.json: communication");
   REQUIRE(back.size() == 1);
   CHECK(back[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4)));
-  // Before 2026-12-01 the model had 9 parameters and a 9x9 covariance: the call term is 0.
+  // Before the per-call term the model had 9 parameters and a 9x9 covariance: the call term is 0.
   nlohmann::json old = section;
   old[0]["parameters"].erase("oversubscribed_call_latency_s_per_rank");
   old[0]["covariance"] = std::vector<double>(81, 0.0);
