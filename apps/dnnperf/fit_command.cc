@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -351,7 +352,7 @@ void run_fit(const FitOptions& o) {
   std::cout << "\n\nheld-out error (%): sizes held out in 4 folds; each rank count held out in turn\n";
   std::cout << std::left << std::setw(28) << "algorithm" << std::setw(9) << "model" << std::right << std::setw(8) << "MAPE"
             << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << std::setw(12) << "MAPE ranks"
-            << std::setw(10) << "in 95%" << "  fit\n";
+            << std::setw(10) << "in 95%" << std::setw(9) << "noise" << "  fit\n";
   std::vector<FittedCommModel> chosen;
   nlohmann::json report = nlohmann::json::array();
   std::ofstream points, held_out;
@@ -362,8 +363,15 @@ void run_fit(const FitOptions& o) {
     held_out.open(o.plots + "/held_out_points.csv");
     held_out << "algorithm,model,held_out,bytes,ranks,measured_s,predicted_s,low_s,high_s,error_percent\n";
   }
+  bool repeated = false;
   for (const std::string& algorithm : algorithms) {
     const auto samples = fitting::of_algorithm(data.samples, algorithm);
+    // Run-to-run noise where several files timed the same points: the floor for any model.
+    std::vector<double> spreads;
+    for (const CommSample& s : samples)
+      if (s.runs > 1) spreads.push_back(100 * s.run_spread);
+    const double noise = spreads.empty() ? 0.0 : std::accumulate(spreads.begin(), spreads.end(), 0.0) / static_cast<double>(spreads.size());
+    repeated = repeated || !spreads.empty();
     std::optional<std::pair<double, FittedCommModel>> best;
     for (CommModelKind kind : kinds) {
       const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples);
@@ -374,10 +382,12 @@ void run_fit(const FitOptions& o) {
                 << (sized ? pct(cv.held_out_sizes.mape) : "-") << std::setw(8) << (sized ? pct(cv.held_out_sizes.median) : "-") << std::setw(8)
                 << (sized ? pct(cv.held_out_sizes.p90) : "-") << std::setw(10) << (sized ? pct(100 * cv.held_out_sizes.coverage) : "-") << std::setw(12)
                 << (cv.held_out_ranks.count ? pct(cv.held_out_ranks.mape) : "-") << std::setw(10)
-                << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << "  " << fit.message << "\n";
+                << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << std::setw(9)
+                << (spreads.empty() ? "-" : pct(noise)) << "  " << fit.message << "\n";
       report.push_back({{"algorithm", algorithm}, {"model", comm_model_name(kind)}, {"converged", fit.converged},
                         {"held_out_sizes", {{"mape", cv.held_out_sizes.mape}, {"median", cv.held_out_sizes.median}, {"p90", cv.held_out_sizes.p90}, {"coverage", cv.held_out_sizes.coverage}}},
-                        {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}}});
+                        {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}},
+                        {"run_to_run_noise", spreads.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"mean_percent", noise}, {"points", spreads.size()}}}});
       for (const fitting::HeldOutPoint& h : cv.points)
         if (held_out)
           held_out << algorithm << "," << comm_model_name(kind) << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
@@ -400,6 +410,8 @@ void run_fit(const FitOptions& o) {
   const FittedCommModel* fallback = nullptr;
   for (const FittedCommModel& m : chosen)
     if (m.algorithm == "default") fallback = &m;
+  if (repeated)
+    std::cout << "noise: mean (slowest - fastest) / mean over the points several files timed; a model's held-out error near it is noise, not model\n";
   std::cout << "\nalgorithm selection (chosen models; gain over the library default where it was measured)\n";
   std::cout << std::right << std::setw(7) << "ranks" << std::setw(12) << "bytes" << "  " << std::left << std::setw(20) << "best"
             << std::right << std::setw(12) << "best us" << std::setw(14) << "default us" << std::setw(9) << "gain %" << "\n";

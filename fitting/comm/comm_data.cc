@@ -1,5 +1,6 @@
 #include "fitting/comm/comm_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -13,7 +14,13 @@ namespace dnnperf::fitting {
 CommData load_comm_data(const std::vector<std::string>& files, const std::string& collective) {
   CommData data;
   std::set<std::string> hosts;
-  std::map<std::tuple<std::string, double, int>, std::string> seen;
+  // Where each point was first seen, its sample, and the times of its runs (one per file).
+  struct Seen {
+    std::string where, file, where_in_file;  // first record; the latest run's file and record
+    std::size_t sample = 0;
+    std::vector<double> runs;
+  };
+  std::map<std::tuple<std::string, double, int>, Seen> seen;
   for (const std::string& file : files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -59,13 +66,41 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
       }
       const auto key = std::make_tuple(s.algorithm, s.bytes, s.ranks);
       if (const auto it = seen.find(key); it != seen.end()) {
-        data.excluded.push_back({where, "duplicate of " + it->second});
+        Seen& first = it->second;
+        CommSample& f = data.samples[first.sample];
+        // Layout fields a record lacks (0) are unknown, not different: older records did not carry them.
+        const auto clash = [](double a, double b) { return a > 0 && b > 0 && a != b; };
+        if (first.file == file) {
+          data.excluded.push_back({where, "duplicate of " + first.where_in_file});
+        } else if (clash(s.eager_limit, f.eager_limit) || clash(s.nodes, f.nodes) || clash(s.cpus_per_node, f.cpus_per_node)) {
+          data.excluded.push_back({where, "a run of " + first.where + " on another layout (eager limit, nodes or CPUs)"});
+        } else {
+          f.eager_limit = std::max(f.eager_limit, s.eager_limit);
+          f.nodes = std::max(f.nodes, s.nodes);
+          f.cpus_per_node = std::max(f.cpus_per_node, s.cpus_per_node);
+          first.runs.push_back(t);
+          first.file = file;
+          first.where_in_file = where;
+          hosts.insert(r.host);
+        }
         continue;
       }
-      seen[key] = where;
+      seen[key] = {where, file, where, data.samples.size(), {t}};
       hosts.insert(r.host);
       data.samples.push_back(s);
     }
+  }
+  for (auto& [key, point] : seen) {
+    if (point.runs.size() < 2) continue;
+    CommSample& s = data.samples[point.sample];
+    std::vector<double>& runs = point.runs;
+    std::sort(runs.begin(), runs.end());
+    const std::size_t n = runs.size();
+    s.seconds = n % 2 ? runs[n / 2] : 0.5 * (runs[n / 2 - 1] + runs[n / 2]);
+    s.runs = static_cast<int>(n);
+    double sum = 0;
+    for (const double t : runs) sum += t;
+    s.run_spread = (runs.back() - runs.front()) / (sum / static_cast<double>(n));
   }
   if (hosts.size() > 1) {
     std::string list;

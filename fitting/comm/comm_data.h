@@ -14,6 +14,8 @@ struct CommSample {
   double eager_limit = 0; // the transport's eager limit as the library reported it (bytes; 0: unknown)
   int nodes = 0;          // 0: unknown
   int cpus_per_node = 0;  // CPUs the ranks of a node could run on (0: unknown)
+  int runs = 1;           // measurement files that timed this point: `seconds` is their median
+  double run_spread = 0;  // (slowest - fastest) / mean of those runs' times; 0 for one run
 };
 
 struct Exclusion {
@@ -28,7 +30,11 @@ struct CommData {
 };
 
 /// Reads `collective` records from measurement files. Throws InputError if the files hold
-/// measurements of several systems (hosts), which one fit must not mix.
+/// measurements of several systems (hosts), which one fit must not mix. The same point (algorithm,
+/// size, ranks) in several files is a repeated run: the sample takes the median of the runs and
+/// their spread, the run-to-run noise that no model can be asked to beat; twice in one file it is
+/// a duplicate and excluded, as is a run whose layout (eager limit, nodes, CPUs) differs from the
+/// first run's (a field one of them lacks is taken from the other).
 CommData load_comm_data(const std::vector<std::string>& files, const std::string& collective);
 
 }  // namespace dnnperf::fitting

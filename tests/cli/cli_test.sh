@@ -76,6 +76,16 @@ assert j["calibrated"] and j["algorithm"] == "ring"
 assert 0 < j["low"] <= j["seconds"] <= j["high"]
 ' && echo "ok   comm_fitted" || { echo "FAIL comm_fitted"; fail=1; }
 check comm_best 0 'us' -- "$bin" comm --hardware "$tmp/fitted.json" --bytes 4096 --procs 2
+# Two days' runs of the same points: medians fitted, each algorithm's run-to-run spread reported.
+again="$src/data/measurements/cpu-vm-2core-2026-11-30-mpi/allreduce_np2.jsonl"
+"$bin" fit "$meas" "$again" --hardware cpu -o "$tmp/repeated.json" --report "$tmp/repeated" >"$tmp/repeated.txt" 2>&1
+/usr/bin/python3 -c '
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["model"] == "dnnperf"]
+assert rows and all(r["run_to_run_noise"] and r["run_to_run_noise"]["points"] >= 30 for r in rows), rows
+assert all(0 < r["run_to_run_noise"]["mean_percent"] < 100 for r in rows)
+' "$tmp/repeated/fit_report.json" && grep -q "noise: mean (slowest - fastest)" "$tmp/repeated.txt" \
+  && echo "ok   fit_repeated_runs" || { echo "FAIL fit_repeated_runs: $(tail -5 "$tmp/repeated.txt")"; fail=1; }
 check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64
 check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware a100 --bytes 1024 --procs 8 --algorithm default
 check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --bytes 0 --procs 2

@@ -196,3 +196,41 @@ TEST_CASE("Bad records are excluded with their reason, and systems are not mixed
   std::filesystem::remove(path);
   std::filesystem::remove(other);
 }
+
+TEST_CASE("The same points in several files are repeated runs: their median is fitted and their spread reported", "[fitting]") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string first = (dir / "dnnperf_fit_run1.jsonl").string(), second = (dir / "dnnperf_fit_run2.jsonl").string(),
+                    third = (dir / "dnnperf_fit_run3.jsonl").string();
+  const auto write = [](const std::string& path, const std::vector<std::pair<double, double>>& points, int cpus) {
+    std::filesystem::remove(path);
+    bench::RecordWriter w(path, false, bench::run_context({}));
+    bench::Record r;
+    r.op = "allreduce", r.dtype = "f32", r.algorithm = "dnnperf:ring", r.library = "MPI", r.library_version = "x", r.host = "a";
+    r.layout = {{"ranks", 2}, {"nodes", 1}, {"ranks_per_node", 2}, {"cpus_per_node", cpus}};
+    r.date = bench::utc_now();
+    for (const auto& [bytes, seconds] : points) {
+      r.params = {{"bytes", bytes}};
+      r.timing = bench::summarize({seconds});
+      w.write(r);
+    }
+  };
+  write(first, {{1024, 1.0e-5}, {2048, 2.0e-5}}, 2);
+  write(second, {{1024, 1.2e-5}, {4096, 4.0e-5}, {4096, 4.1e-5}}, 2);  // 4096 twice in one run: a duplicate
+  write(third, {{1024, 1.1e-5}}, 2);
+  const std::string fourth = (std::filesystem::temp_directory_path() / "dnnperf_fit_run4.jsonl").string();
+  write(fourth, {{2048, 9.0e-5}}, 4);  // another layout: not a run of the same point
+  const CommData d = load_comm_data({first, second, third, fourth}, "allreduce");
+  REQUIRE(d.samples.size() == 3);
+  CHECK(d.samples[0].bytes == 1024);
+  CHECK(d.samples[0].runs == 3);
+  CHECK(d.samples[0].seconds == Approx(1.1e-5));                  // the median of 1.0, 1.2 and 1.1
+  CHECK(d.samples[0].run_spread == Approx(0.2e-5 / 1.1e-5));      // (slowest - fastest) / mean
+  CHECK(d.samples[1].runs == 1);
+  CHECK(d.samples[1].seconds == Approx(2.0e-5));
+  CHECK(d.samples[1].run_spread == 0.0);
+  CHECK(d.samples[2].seconds == Approx(4.0e-5));
+  REQUIRE(d.excluded.size() == 2);
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("duplicate of " + second + " record 2"));
+  CHECK_THAT(d.excluded[1].reason, Catch::Contains("a run of " + first + " record 2 on another layout"));
+  for (const auto& f : {first, second, third, fourth}) std::filesystem::remove(f);
+}
