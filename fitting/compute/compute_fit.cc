@@ -434,7 +434,7 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
       start, convs, make,
       {{0, 3, rate, std::log(1e17)}, {4, 5, 0.0, 4.0}, {6, 6, -2.0, 2.0}, {7, 15, rate, std::log(1e14)}, {16, 16, std::log(1e-8), std::log(1e-2)},
        {17, 17, std::log(1e5), std::log(1e12)}, {18, 18, std::log(1e-3), std::log(100.0)}, {19, 19, 0.0, 4.0},
-       {20, 23, -1.0, 2.0}, {24, 24, std::log(1e5), std::log(1e12)}, {25, 25, std::log(1e-3), std::log(100.0)}});
+       {20, 23, -1.0, 2.0}, {24, 24, std::log(1e5), std::log(1e12)}, {25, 25, std::log(1e-3), std::log(100.0)}, {26, 26, -2.0, 2.0}});
 }
 
 /// The direct model of one direction's training convolutions of the most measured element type:

@@ -29,6 +29,7 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[19] = m.narrow_input_fill_exponent;
   p[24] = std::log(m.large_weight_bytes);
   p[25] = std::log(std::max(m.large_weight_slowdown - 1, 1e-12));
+  p[26] = m.depthwise_window_exponent;
   return p;
 }
 
@@ -49,6 +50,7 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.narrow_input_fill_exponent = p[19];
   m.large_weight_bytes = std::exp(p[24]);
   m.large_weight_slowdown = 1 + std::exp(p[25]);
+  m.depthwise_window_exponent = p[26];
   return m;
 }
 

@@ -6,7 +6,7 @@
 // (reordering activations and weights into its blocked layouts and back), and the two add up:
 //
 //   t = call_overhead
-//     + FLOPs * (R S)^window_exponent * (stride_h stride_w)^stride_exponent[path]
+//     + FLOPs * (R S)^window_exponent[direct or depthwise] * (stride_h stride_w)^stride_exponent[path]
 //         / (rate[path] * fill(C / groups)^input_fill_exponent * fill(K / groups)^output_fill_exponent)
 //       (with narrow_input_fill_exponent for fewer input channels than lanes)
 //     + (input_bytes / input_bandwidth[path] + weight_bytes * large_weights(weight_bytes) / weight_bandwidth
@@ -18,7 +18,10 @@
 // image, go to kernels that vectorise over output channels instead: 3-channel 7x7 convolutions
 // reach 100-200 GFLOP/s on the VM, so they get an exponent of their own); the stride term lets a
 // path's work follow the input's pixels rather than the output's (a depthwise 3x3 weight gradient
-// at stride 2 takes as long as at stride 1 on the VM: 4x the time per FLOP); and large(B) = 1 + (large_slowdown - 1) r^4 /
+// at stride 2 takes as long as at stride 1 on the VM: 4x the time per FLOP); the depthwise path has
+// its own window exponent (oneDNN streams a depthwise 3x3 at the memory's pace while 5x5 and 7x7
+// cost their arithmetic: fitted 1.3-1.6 on the VM, against ~0 for dense kernels, whose exponent
+// priced depthwise 3x3 weight gradients 3x slow); and large(B) = 1 + (large_slowdown - 1) r^4 /
 // (1 + r^4), r = B / large_bytes, the slowdown of tensors far beyond the caches; large_weights(W)
 // the same edge for the filter alone, at large_weight_bytes: a backward pass writes a filter-sized
 // tensor afresh (the weight gradient; backward data, the filter reordered for the transposed
@@ -57,6 +60,7 @@ struct DirectConv {
   double narrow_input_fill_exponent = 0;  // where C / groups < lanes
   std::array<double, kConvPaths> stride_exponent{};
   double window_exponent = 0;
+  double depthwise_window_exponent = 0;  // the depthwise path's own (its kernels are per window size)
   std::array<double, kConvPaths> input_bandwidth{};   // bytes/s, per path
   double weight_bandwidth = 0;
   std::array<double, kConvPaths> output_bandwidth{};  // bytes/s, per path
@@ -77,8 +81,9 @@ struct DirectConv {
 /// fill exponents, p[6] the window exponent, p[7..10] log input_bandwidth, p[11] log
 /// weight_bandwidth, p[12..15] log output_bandwidth, p[16] log call_overhead_s, p[17] log
 /// large_bytes, p[18] log(large_slowdown - 1), p[19] the narrow inputs' fill exponent, p[20..23]
-/// the stride exponents, p[24] log large_weight_bytes, p[25] log(large_weight_slowdown - 1).
-constexpr int kDirectConvParameters = 26;
+/// the stride exponents, p[24] log large_weight_bytes, p[25] log(large_weight_slowdown - 1),
+/// p[26] the depthwise path's window exponent.
+constexpr int kDirectConvParameters = 27;
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& model);
 DirectConv with_log_parameters(DirectConv model, const double* p);
 
@@ -102,7 +107,8 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lane
   const double output = n * static_cast<double>(c.k * c.p * c.q) * element_bytes;
   const bool narrow = per_group_in < static_cast<double>(lanes);
   const double strides = static_cast<double>(c.stride_h * c.stride_w);
-  const T arithmetic = flops * exp(p[6] * std::log(window) + p[20 + path] * std::log(strides) - p[path]) /
+  const T window_exponent = path_taken == ConvPath::depthwise ? p[26] : p[6];
+  const T arithmetic = flops * exp(window_exponent * std::log(window) + p[20 + path] * std::log(strides) - p[path]) /
                        (pow(T(fill(per_group_in)), narrow ? p[19] : p[4]) * pow(T(fill(per_group_out)), p[5]));
   const T r = pow(T(input + output) * exp(-p[17]), 4.0);
   const T rw = pow(T(weights) * exp(-p[24]), 4.0);

@@ -226,7 +226,7 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
 nlohmann::json direct_conv_section(const DirectConv& d) {
   return {{"lanes", d.lanes}, {"rate", d.rate}, {"input_fill_exponent", d.input_fill_exponent},
           {"output_fill_exponent", d.output_fill_exponent}, {"narrow_input_fill_exponent", d.narrow_input_fill_exponent},
-          {"window_exponent", d.window_exponent}, {"stride_exponent", d.stride_exponent},
+          {"window_exponent", d.window_exponent}, {"depthwise_window_exponent", d.depthwise_window_exponent}, {"stride_exponent", d.stride_exponent},
           {"input_bandwidth", d.input_bandwidth}, {"weight_bandwidth", d.weight_bandwidth},
           {"output_bandwidth", d.output_bandwidth}, {"call_overhead_s", d.call_overhead_s},
           {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown}, {"large_weight_bytes", d.large_weight_bytes},
@@ -259,6 +259,8 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   d.output_fill_exponent = exponent("output_fill_exponent", 0, 4);
   d.narrow_input_fill_exponent = exponent("narrow_input_fill_exponent", 0, 4);
   d.window_exponent = exponent("window_exponent", -2, 2);
+  // Profiles fitted before the depthwise path had its own exponent shared the direct path's.
+  d.depthwise_window_exponent = r.has("depthwise_window_exponent") ? exponent("depthwise_window_exponent", -2, 2) : d.window_exponent;
   per_path("stride_exponent", d.stride_exponent, -2.0, 2.0, "in (-2, 2]");
   positives("input_bandwidth", d.input_bandwidth);
   d.weight_bandwidth = r.positive("weight_bandwidth");

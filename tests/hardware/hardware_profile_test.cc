@@ -258,3 +258,39 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   bad[0]["covariance"] = std::vector<double>(50, 0.0);
   CHECK_THROWS_WITH(read_communication_section(bad, "bad.json: communication"), Catch::Contains("bad.json: communication[0]: field 'covariance'"));
 }
+
+TEST_CASE("The depthwise path has its own window exponent; profiles without one share the direct path's", "[hardware][errors]") {
+  DirectConv d;
+  d.lanes = 16, d.rate = {2e11, 2.5e11, 4.5e10, 1e11}, d.input_fill_exponent = 0.6, d.output_fill_exponent = 1.0;
+  d.input_bandwidth = {1e10, 2e10, 3e10, 4e10}, d.weight_bandwidth = 1e10, d.output_bandwidth = {5e9, 6e9, 7e9, 8e9};
+  d.call_overhead_s = 1e-5, d.window_exponent = 0.0, d.depthwise_window_exponent = 1.5;
+  ConvShape dense, dw3, dw7;
+  dense.n = dw3.n = dw7.n = 4, dense.c = dense.k = dw3.c = dw3.k = dw7.c = dw7.k = 64;
+  dense.h = dense.w = dw3.h = dw3.w = dw7.h = dw7.w = 16, dense.p = dense.q = dw3.p = dw3.q = dw7.p = dw7.q = 16;
+  dense.r = dense.s = dw3.r = dw3.s = 3, dw7.r = dw7.s = 7;
+  dense.pad_h = dense.pad_w = dw3.pad_h = dw3.pad_w = 1, dw7.pad_h = dw7.pad_w = 3;
+  dw3.groups = dw7.groups = 64;
+  double p3[2], p7[2], pd[2];
+  d.seconds(dw3, 4, p3);
+  d.seconds(dw7, 4, p7);
+  d.seconds(dense, 4, pd);
+  // Arithmetic per FLOP grows as window^1.5 on the depthwise path: 49/9 more FLOPs, (49/9)^1.5 more per FLOP.
+  CHECK(p7[0] / p3[0] == Approx(std::pow(49.0 / 9.0, 2.5)).epsilon(1e-9));
+  DirectConv shared = d;
+  shared.depthwise_window_exponent = 0.0;
+  double ps[2];
+  shared.seconds(dense, 4, ps);
+  CHECK(ps[0] == Approx(pd[0]));  // the direct path does not see it
+  const std::string good = write_variant("dw_window", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
+  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(dw7, 4) == Approx(d.seconds(dw7, 4)));
+  const std::string old = write_variant("dw_window_old", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"].erase("depthwise_window_exponent");
+  });
+  CHECK(load_hardware_profile(old).device.direct_conv[0].depthwise_window_exponent == 0.0);
+  const std::string bad = write_variant("dw_window_bad", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"]["depthwise_window_exponent"] = 7;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.direct_conv.forward: field 'depthwise_window_exponent'"));
+}
