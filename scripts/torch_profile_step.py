@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Where a real training step's time goes: torch.profiler over a few steps of a zoo network,
 built and trained as scripts/torch_train.py does, written as tables (framework ops by host time,
-kernels by device time) and a JSON summary (calls per step, host and device totals).
+kernels by device time), each op per input shape as it ran in the step (ops_by_shape.json:
+calls per step, self and total host time per call) and a JSON summary (calls per step, host and
+device totals).
 
     /usr/bin/python3 scripts/torch_profile_step.py --network transformer_encoder --batch 32 --seq 128 --device cuda -o prof/
 
@@ -60,7 +62,7 @@ def main():
     sync()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     hosts, walls = [], []
-    with profile(activities=activities) as prof:
+    with profile(activities=activities, record_shapes=True) as prof:
         for _ in range(args.steps):
             t0 = time.perf_counter()
             step()
@@ -76,6 +78,18 @@ def main():
     if cuda:
         with open(os.path.join(args.output, "kernels_by_device_time.txt"), "w") as f:
             f.write(events.table(sort_by=device_key, row_limit=60))
+    # Each op per input shape, as it ran inside the step: the in-step time of every kernel, to set
+    # beside its calibrated (cold or warm, timed alone) and its predicted time.
+    by_shape = []
+    for e in prof.key_averages(group_by_input_shape=True):
+        if not e.key.startswith("aten::"):
+            continue
+        by_shape.append({"op": e.key, "input_shapes": e.input_shapes, "calls_per_step": e.count / args.steps,
+                         "self_cpu_s_per_call": e.self_cpu_time_total * 1e-6 / e.count,
+                         "cpu_total_s_per_call": e.cpu_time_total * 1e-6 / e.count})
+    by_shape.sort(key=lambda r: -r["self_cpu_s_per_call"] * r["calls_per_step"])
+    with open(os.path.join(args.output, "ops_by_shape.json"), "w") as f:
+        json.dump(by_shape, f, indent=1)
     top_level = [e for e in prof.events() if e.cpu_parent is None and e.name.startswith("aten::")]
     summary = {
         "network": args.network, "batch": args.batch, "input": args.input if args.network in torch_train.VISION else [args.seq],
