@@ -56,7 +56,9 @@ def pass_channels(device):
 
 def image(x):
     """The buffer as one square image of pass_channels() channels (sizes are 4096 * 4^k bytes:
-    the side is whole)."""
+    the side is whole); a buffer made as an image (--bn-shapes) as it is."""
+    if x.dim() == 4:
+        return x
     c = pass_channels(x.device)
     side = int(round((x.numel() // c) ** 0.5))
     return x[: c * side * side].view(1, c, side, side)
@@ -90,7 +92,7 @@ def backward_of(forward):
     state = {}
 
     def step(x, y):
-        n = x.numel()
+        n = tuple(x.shape)
         if n not in state:
             out, wrt = forward(image(x).detach().requires_grad_())
             state[n] = (out, wrt, torch.ones_like(out))
@@ -148,6 +150,21 @@ class _EmbeddingIds(dict):
 EMBED_IDS = _EmbeddingIds()
 
 
+def batch_norm_shapes(spec):
+    """Batch norm forward and backward records over images: "grid", or a list of N:C:H."""
+    if spec == "grid":
+        shapes = [(n, c, h) for n in (1, 4, 16) for c in (16, 64, 256, 1024) for h in (2, 4, 8, 16, 32) if n * c * h * h * 4 <= 64 << 20]
+    else:
+        try:
+            shapes = [tuple(int(v) for v in item.split(":")) for item in spec.split(",") if item]
+        except ValueError:
+            raise SystemExit(f"torch_bench: --bn-shapes: '{spec}' is not grid or a list of N:C:H")
+        if any(len(s) != 3 or min(s) <= 0 for s in shapes):
+            raise SystemExit(f"torch_bench: --bn-shapes: '{spec}': each shape is three positive integers N:C:H")
+    return [{"op": op, "params": {"bytes": n * c * h * h * 4, "batch": n, "channels": c}}
+            for n, c, h in shapes for op in ("memory_batch_norm", "memory_batch_norm_backward")]
+
+
 def flops(op, p):
     if op.startswith("memory_"):
         return 0.0
@@ -166,6 +183,9 @@ def make_call(op, p, device):
     if op in MEMORY_OPS:
         n = p["bytes"] // 4
         x, y = rand(n), rand(n)
+        if "channels" in p:  # an image of these dimensions (--bn-shapes)
+            side = int(round((n // (p["batch"] * p["channels"])) ** 0.5))
+            x = rand(p["batch"], p["channels"], side, side)
         fn = MEMORY_OPS[op][2]
         return lambda: fn(x, y)
 
@@ -260,6 +280,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], square:N,... (GEMMs and convolutions)")
     parser.add_argument("--memory-sizes", default="", help="also memory-bound passes over these buffer sizes in bytes, e.g. 4096,1048576")
+    parser.add_argument("--bn-shapes", metavar="N:C:H,...|grid",
+                        help="also training batch norm and its backward over images of these batch:channels:side shapes "
+                             "(grid: batches 1, 4, 16 x channels 16-1024 x sides 2-32, up to 64 MiB): "
+                             "a CPU's batch norm walks N x C runs, which a pass over one image cannot show")
     parser.add_argument("--batch", type=int, default=32, help="batch for zoo:NETWORK")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
@@ -314,6 +338,8 @@ def main():
             raise SystemExit(f"torch_bench: memory size {size} must be a positive multiple of 4096 bytes")
         for op in MEMORY_OPS:
             kernels.append({"op": op, "params": {"bytes": size}})
+    if args.bn_shapes:
+        kernels += batch_norm_shapes(args.bn_shapes)
     op_kinds = []
     if args.op_host:
         op_kinds = list(op_host.OPS) if args.op_host == "all" else [k for k in args.op_host.split(",") if k]

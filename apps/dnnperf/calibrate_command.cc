@@ -83,11 +83,12 @@ void run(const Options& o) {
   // (README, "Validating against real runs").
   const std::string cold = o.caches == "cold" ? " --cold" : "";
   // Memory passes are quick; the GEMMs and convolutions of the generic set take what is left.
-  // On a GPU the host's time per framework op comes with them (a few seconds): the host's
-  // timeline charges it (docs/prediction.md).
+  // Batch norm over real images comes with them (6 s on the 2-core VM: its short runs' scalar
+  // rate, docs/fitting.md); on a GPU the host's time per framework op too (a few seconds): the
+  // host's timeline charges it (docs/prediction.md).
   const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
   if (run_step("memory-bound passes (" + fixed(memory_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + (o.device == "cuda" ? kGpuMemorySizes + std::string(" --op-host all") : "") +
+               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes + std::string(" --op-host all") : "") +
                    common + " --time-budget " + fixed(memory_budget, 0) + " -o " + quote(memory)) != 0)
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
   // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,

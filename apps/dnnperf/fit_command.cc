@@ -245,7 +245,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     passes = nlohmann::json::object();
     for (const auto& [name, e] : analytic.device.passes)
       passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
-                      {"dram_slowdown", e.dram_slowdown}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
+                      {"dram_slowdown", e.dram_slowdown}, {"short_run_element_s", e.short_run_element_s}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
   }
   // Ranks sharing the machine: the median slowdown of the kernels timed beside co-running ones.
   for (auto& [processes, ratios] : data.co_run_ratios) {

@@ -88,6 +88,7 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
       double parts[2];
       c.seconds = d.seconds(k.conv, dtype_bytes(k.dtype), parts);
       c.launch_seconds = d.call_overhead_s;
+      if (k.shares_call) c.seconds -= d.call_overhead_s, c.launch_seconds = 0;  // its input gradient's call made it
       c.compute_seconds = parts[0];
       c.memory_seconds = parts[1];
       c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(conv_path(k.conv))]);
@@ -121,6 +122,8 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     c.memory_efficiency = bytes / (device_.memory_bandwidth * c.memory_seconds);
   }
   c.seconds = c.launch_seconds + std::max(c.compute_seconds, c.memory_seconds);
+  // Elements in runs too short for a vector go through scalar code (a family that prices them).
+  if (memory->short_run_element_s > 0 && k.short_run_elements > 0) c.seconds += static_cast<double>(k.short_run_elements) * memory->short_run_element_s;
   return c;
 }
 

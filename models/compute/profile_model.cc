@@ -43,12 +43,19 @@ std::string_view ProfileComputeModel::priced_by(const Kernel& k) const {
 }
 
 double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& options) const {
-  if (const double* t = measured_time(k)) return *t;
+  // A weight gradient computed in its input gradient's call (Kernel::shares_call) was timed, or
+  // fitted, as a call of its own: the direct model's call cost comes off, as the analytic path does.
+  const auto without_call = [&](double t) {
+    if (!k.shares_call || k.cls != KernelClass::conv) return t;
+    const DirectConv& d = profile_.device.direct_conv[static_cast<int>(k.phase)];
+    return d.enabled() ? std::max(t - d.call_overhead_s, 0.5 * t) : t;
+  };
+  if (const double* t = measured_time(k)) return without_call(*t);
   if (const auto g = per_image_gemm(k, profile_.device)) {
     const RegressionModel* m = per_image_regression(g->gemm);
     return static_cast<double>(g->images) * (m ? m->seconds(g->gemm) : seconds(g->gemm, options));
   }
-  if (const RegressionModel* m = regression_for(k)) return m->seconds(k);
+  if (const RegressionModel* m = regression_for(k)) return without_call(m->seconds(k));
   return analytic_.seconds(k, options);
 }
 

@@ -52,6 +52,7 @@ struct MemoryEfficiency {
   double half_efficiency_bytes = 1e6;
   double cache_bytes = 0;
   double dram_slowdown = 1;
+  double short_run_element_s = 0;  // seconds per element in short runs (Kernel::short_run_elements)
   double residual_sigma = 0;  // as MatrixEfficiency::residual_sigma
   double shared_sigma = 0;    // as MatrixEfficiency::shared_sigma
 };

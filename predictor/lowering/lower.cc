@@ -52,8 +52,9 @@ class Emitter {
     out_.push_back(k);
   }
 
-  void conv(Phase phase, const ConvShape& c) {
+  void conv(Phase phase, const ConvShape& c, bool shares_call = false) {
     Kernel k = conv_kernel(phase, c, dtype());
+    k.shares_call = shares_call;
     k.op_kind = op_.kind;
     k.op = op_index_;
     out_.push_back(k);
@@ -70,6 +71,9 @@ class Emitter {
     k.bytes_written = bytes_written;
     out_.push_back(k);
   }
+
+  /// The kernel emitted last, to set what only some passes carry.
+  Kernel& last() { return out_.back(); }
 
  private:
   Kernel base(KernelClass cls, Phase phase) const {
@@ -110,7 +114,7 @@ void lower_conv2d(Emitter& e, bool forward) {
     return;
   }
   if (e.in(0).requires_grad) e.conv(Phase::backward_data, c);
-  if (e.in(1).requires_grad) e.conv(Phase::backward_weight, c);
+  if (e.in(1).requires_grad) e.conv(Phase::backward_weight, c, e.in(0).requires_grad);
   if (bias && e.in(2).requires_grad) e.pass(KernelClass::reduction, Phase::backward_weight, c.k, static_cast<double>(y.shape.numel()) / static_cast<double>(c.k), e.bytes(y), e.bytes(e.in(2)));
 }
 
@@ -170,11 +174,16 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
   const std::int64_t n = x.shape.numel();
   const bool batch_norm = e.kind() == OpKind::batch_norm;
   const std::int64_t stats = batch_norm ? x.shape[1] : n / e.in(1 < e.input_count() ? 1 : 0).shape.numel();
+  // Batch norm walks each sample's channel, N x C runs of the spatial elements.
+  const std::int64_t short_elements = batch_norm ? short_run_elements(x.shape[0] * x.shape[1], n / std::max<std::int64_t>(1, x.shape[0] * x.shape[1])) : 0;
   if (forward) {
     // Training batch norm is priced as one family in two passes (statistics, then normalisation),
     // inference batch norm as a plain pass: it is an affine map that frameworks often fold away.
     if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), e.bytes(x), 8.0 * static_cast<double>(stats), "batch_norm");
-    if (batch_norm) e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x), training ? "batch_norm" : "");
+    if (batch_norm) {
+      e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x), training ? "batch_norm" : "");
+      if (training) e.last().short_run_elements = short_elements;
+    }
     else e.pass(KernelClass::reduction, Phase::forward, n, 8, e.bytes(x), e.bytes(x) + (training ? 8.0 * static_cast<double>(stats) : 0.0));
     return;
   }
@@ -183,8 +192,10 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
     e.pass(KernelClass::reduction, Phase::backward_weight, e.in(1).shape.numel() * 2, static_cast<double>(n) * 3.0 / static_cast<double>(2 * e.in(1).shape.numel()), 2.0 * e.bytes(x), params,
            batch_norm ? "batch_norm_backward" : "");
   }
-  if (x.requires_grad)
+  if (x.requires_grad) {
     e.pass(batch_norm ? KernelClass::elementwise : KernelClass::reduction, Phase::backward_data, n, 8, 2.0 * e.bytes(x), e.bytes(x), batch_norm ? "batch_norm_backward" : "");
+    if (batch_norm) e.last().short_run_elements = short_elements;
+  }
 }
 
 void lower_unary(Emitter& e, bool forward) {

@@ -22,7 +22,7 @@ std::optional<DType> compute_dtype(Precision p) {
 }
 
 /// What a kernel's price depends on (everything but the op it came from).
-using KernelKey = std::array<std::int64_t, 26>;
+using KernelKey = std::array<std::int64_t, 28>;
 
 KernelKey kernel_key(const Kernel& k) {
   const auto bits = [](double d) {
@@ -35,7 +35,8 @@ KernelKey kernel_key(const Kernel& k) {
   return {static_cast<std::int64_t>(k.cls), static_cast<std::int64_t>(k.phase), static_cast<std::int64_t>(k.dtype),
           static_cast<std::int64_t>(k.op_kind), k.elements, bits(k.flops), bits(k.bytes_read), bits(k.bytes_written),
           g.m, g.n, g.k, g.batch, g.trans_a * 2 + g.trans_b, c.n, c.c, c.h, c.w, c.k, c.r, c.s,
-          c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q};
+          c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q,
+          k.short_run_elements, k.shares_call};
 }
 
 struct KernelKeyHash {

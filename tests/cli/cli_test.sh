@@ -129,6 +129,15 @@ assert all(x['status'] == 'ok' and x['metrics']['forward_host_s'] > 0 and x['met
 assert r[1]['metrics']['forward_host_s'] > r[0]['metrics']['forward_host_s']  # some 20 calls against one" "$tmp/op_host.jsonl" \
   && echo "ok   torch_bench_op_host" || { echo "FAIL torch_bench_op_host"; fail=1; }
 check torch_bench_op_host_bad 1 'unknown op kind\(s\) attn' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --op-host relu,attn -o "$tmp/op_host2.jsonl"
+# Batch norm over real image shapes (--bn-shapes), for the scalar rate of runs shorter than a vector.
+/usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64:2,4:64:8 --device cpu --threads 1 -o "$tmp/bn.jsonl" >/dev/null 2>&1
+/usr/bin/python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])][1:]
+assert len(rs) == 4 and all(r["status"] == "ok" for r in rs), rs
+assert {(r["params"]["batch"], r["params"]["channels"], r["params"]["bytes"]) for r in rs} == {(4, 64, 4096), (4, 64, 65536)}
+' "$tmp/bn.jsonl" && echo "ok   torch_bench_bn_shapes" || { echo "FAIL torch_bench_bn_shapes"; fail=1; }
+check torch_bench_bn_shapes_bad 1 'each shape is three positive integers' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64 -o "$tmp/bn2.jsonl"
 # Fitted beside a GPU's measurements (same host and device), they are kept per op kind; beside a
 # CPU's, whose kernels' times hold the host's work already, they are not.
 /usr/bin/python3 -c "

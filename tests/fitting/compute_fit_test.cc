@@ -337,3 +337,41 @@ TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choic
   CHECK(d.excluded[1].reason == "duplicate shape");
   std::filesystem::remove(path);
 }
+
+TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measurements have short and long runs", "[fitting][compute]") {
+  DeviceSpec truth = find_hardware_profile("cpu").device;
+  truth.memory_bandwidth = 150e9;
+  truth.launch_overhead_s = 2e-6;
+  truth.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = 16e6, .dram_slowdown = 3};
+  truth.passes["batch_norm_backward"] = {.max_efficiency = 0.5, .half_efficiency_bytes = 1e5, .cache_bytes = 16e6, .dram_slowdown = 3,
+                                         .short_run_element_s = 1.5e-8};
+  const AnalyticComputeModel model(truth);
+  ComputeData data, long_only;
+  for (double bytes = 4096; bytes <= 1.1e9; bytes *= 2) {
+    Kernel copy;
+    copy.cls = KernelClass::copy;
+    copy.bytes_read = copy.bytes_written = bytes;
+    data.samples.push_back({copy, "memory", model.seconds(copy, {})});
+    long_only.samples.push_back(data.samples.back());
+  }
+  for (double bytes = 16384; bytes <= 6.8e7; bytes *= 4)
+    for (const bool short_runs : {false, true}) {
+      Kernel bn;
+      bn.cls = KernelClass::elementwise;
+      bn.bytes_read = 4 * bytes, bn.bytes_written = bytes;
+      bn.pass = "batch_norm_backward";
+      bn.short_run_elements = short_runs ? static_cast<std::int64_t>(bytes / 4) : 0;
+      data.samples.push_back({bn, "pass:batch_norm_backward", model.seconds(bn, {})});
+      if (!short_runs) long_only.samples.push_back(data.samples.back());
+    }
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
+  INFO(f.message);
+  REQUIRE(f.device.passes.count("batch_norm_backward") == 1);
+  CHECK(f.device.passes.at("batch_norm_backward").short_run_element_s == Approx(1.5e-8).epsilon(0.1));
+  for (const auto& [cls, e] : f.held_out)
+    if (cls == "pass:batch_norm_backward") CHECK(e.mape < 3.0);
+  // Measured over long runs only, the data cannot tell a scalar rate: none is invented.
+  const AnalyticFit g = fit_analytic(find_hardware_profile("cpu").device, long_only);
+  REQUIRE(g.device.passes.count("batch_norm_backward") == 1);
+  CHECK(g.device.passes.at("batch_norm_backward").short_run_element_s == 0.0);
+}

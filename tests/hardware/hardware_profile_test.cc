@@ -294,3 +294,14 @@ TEST_CASE("The depthwise path has its own window exponent; profiles without one 
   });
   CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.direct_conv.forward: field 'depthwise_window_exponent'"));
 }
+
+TEST_CASE("A pass family's scalar rate for short runs is read, and a bad one named", "[hardware][errors]") {
+  const std::string good = write_variant("short_runs", [](nlohmann::json& j) {
+    j["device"]["efficiency"]["passes"]["batch_norm_backward"] = {{"max_efficiency", 0.5}, {"half_efficiency_bytes", 1e5}, {"short_run_element_s", 1.5e-8}};
+  });
+  CHECK(load_hardware_profile(good).device.passes.at("batch_norm_backward").short_run_element_s == 1.5e-8);
+  const std::string bad = write_variant("short_runs_bad", [](nlohmann::json& j) {
+    j["device"]["efficiency"]["passes"]["batch_norm_backward"] = {{"max_efficiency", 0.5}, {"short_run_element_s", -1}};
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.passes.batch_norm_backward: field 'short_run_element_s' must be in [0, 1) seconds"));
+}

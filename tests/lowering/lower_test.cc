@@ -162,3 +162,24 @@ TEST_CASE("Attention lowers to projections, batched GEMMs and a softmax", "[lowe
   CHECK(softmax == 1);
   CHECK(gemm_flops == Approx(2.0 * B * S * 3 * E * E + 2 * (2.0 * B * H * S * S * d) + 2.0 * B * S * E * E));
 }
+
+TEST_CASE("A convolution's weight gradient shares its input gradient's call; batch norm counts its short runs", "[lowering]") {
+  NetworkBuilder b("t");
+  const int x = b.input("x", {4, 3, 8, 8});
+  const int c1 = b.conv2d(x, {.out = 16, .kernel = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .bias = false}, "c1");
+  const int c2 = b.conv2d(c1, {.out = 32, .kernel = {3, 3}, .stride = {2, 2}, .padding = {1, 1}, .bias = false}, "c2");
+  b.batch_norm(c2, "bn");  // [4, 32, 2, 2]: 128 runs of 4 elements
+  const auto ks = lower(std::move(b).finish());
+  int shared = 0, alone = 0;
+  for (const Kernel& k : ks)
+    if (k.cls == KernelClass::conv && k.phase == Phase::backward_weight) (k.shares_call ? shared : alone) += 1;
+  CHECK(shared == 1);  // c2: its input gradient's call computes it too
+  CHECK(alone == 1);   // c1: the image needs no gradient, so the weight gradient is a call of its own
+  for (const Kernel& k : ks)
+    if (k.cls == KernelClass::conv && k.phase != Phase::backward_weight) CHECK_FALSE(k.shares_call);
+  std::int64_t forward_short = 0, backward_short = 0;
+  for (const Kernel& k : ks) (k.phase == Phase::forward ? forward_short : backward_short) += k.short_run_elements;
+  CHECK(forward_short == 4 * 32 * 4);  // once per phase, on one of its two passes
+  CHECK(backward_short == 4 * 32 * 4);
+  CHECK(short_run_elements(128, 16) == 0);  // runs of a vector and more are not short
+}

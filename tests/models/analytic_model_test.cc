@@ -163,3 +163,28 @@ TEST_CASE("A direct convolution model prices each direction as arithmetic on lan
   CHECK(conv_path(pw) == ConvPath::pointwise);
   CHECK(conv_path(c) == ConvPath::direct);
 }
+
+TEST_CASE("A weight gradient sharing its input gradient's call pays no call; short runs go at the scalar rate", "[models][compute]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  DirectConv& m = d.direct_conv[static_cast<int>(Phase::backward_weight)];
+  m.lanes = 16, m.rate = {40e9, 30e9, 20e9, 5e9}, m.input_fill_exponent = 1, m.output_fill_exponent = 0;
+  m.input_bandwidth = {10e9, 10e9, 10e9, 10e9}, m.weight_bandwidth = 20e9, m.output_bandwidth = {5e9, 5e9, 5e9, 5e9};
+  m.call_overhead_s = 1e-4;
+  ConvShape c;
+  c.n = 4, c.c = c.k = 64, c.h = c.w = 8, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 8;
+  Kernel wgrad = conv_kernel(Phase::backward_weight, c, DType::f32);
+  const AnalyticComputeModel model(d);
+  const double alone = model.seconds(wgrad, {});
+  wgrad.shares_call = true;
+  CHECK(model.seconds(wgrad, {}) == Approx(alone - 1e-4));
+  // Batch norm's backward over runs shorter than a vector: each of their elements at the family's scalar rate.
+  Kernel bn = stream(32768);
+  bn.pass = "batch_norm_backward";
+  d.passes["batch_norm_backward"] = {.max_efficiency = 0.5, .half_efficiency_bytes = 1e5, .cache_bytes = 8e6, .dram_slowdown = 2};
+  const double vectorised = AnalyticComputeModel(d).seconds(bn, {});
+  d.passes["batch_norm_backward"].short_run_element_s = 1.5e-8;
+  bn.short_run_elements = 8192;
+  CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised + 8192 * 1.5e-8));
+  bn.short_run_elements = 0;
+  CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised));
+}
