@@ -9,8 +9,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <set>
 #include <numeric>
+#include <set>
 
 #include <nlohmann/json.hpp>
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -93,14 +94,11 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
   for (auto& [key, point] : seen) {
     if (point.runs.size() < 2) continue;
     CommSample& s = data.samples[point.sample];
-    std::vector<double>& runs = point.runs;
-    std::sort(runs.begin(), runs.end());
-    const std::size_t n = runs.size();
-    s.seconds = n % 2 ? runs[n / 2] : 0.5 * (runs[n / 2 - 1] + runs[n / 2]);
-    s.runs = static_cast<int>(n);
-    double sum = 0;
-    for (const double t : runs) sum += t;
-    s.run_spread = (runs.back() - runs.front()) / (sum / static_cast<double>(n));
+    const bench::Timing runs = bench::summarize(point.runs);  // the runs as one record's repetitions
+    const double mean = std::accumulate(point.runs.begin(), point.runs.end(), 0.0) / static_cast<double>(point.runs.size());
+    s.seconds = runs.median;
+    s.runs = runs.repetitions;
+    s.run_spread = (runs.max - runs.min) / mean;
   }
   if (hosts.size() > 1) {
     std::string list;

@@ -15,8 +15,9 @@
 // last-level cache to memory), and ranks beyond P sharing cores or links
 // (oversubscription, contention): each step then waits for a peer to be scheduled (w_a per extra
 // rank) and copies at a shared rate (w_b), and the call waits once for the last rank to arrive
-// (w_c per extra rank: ranks time-sharing cores enter it skewed) — E as the library reports it (MPI_T) and P as the
-// node's CPUs where the records carry them, else chosen from the data like C and D; the rest fitted.
+// (w_c per extra rank: ranks time-sharing cores enter it skewed) — E as the library reports it
+// (MPI_T) and P as the node's CPUs where the records carry them, else chosen from the data like C
+// and D; the rest fitted.
 //
 // Parameters were fitted in log space (relative error); their covariance and the residual spread
 // give prediction intervals.

@@ -174,8 +174,9 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
   const std::int64_t n = x.shape.numel();
   const bool batch_norm = e.kind() == OpKind::batch_norm;
   const std::int64_t stats = batch_norm ? x.shape[1] : n / e.in(1 < e.input_count() ? 1 : 0).shape.numel();
-  // Batch norm walks each sample's channel, N x C runs of the spatial elements.
-  const std::int64_t short_elements = batch_norm ? short_run_elements(x.shape[0] * x.shape[1], n / std::max<std::int64_t>(1, x.shape[0] * x.shape[1])) : 0;
+  // Batch norm over images walks each sample's channel, N x C runs of the spatial elements (over
+  // [N, C] features PyTorch takes another path: none counted).
+  const std::int64_t short_elements = batch_norm && x.shape.rank() >= 3 ? short_run_elements(x.shape[0] * x.shape[1], n / std::max<std::int64_t>(1, x.shape[0] * x.shape[1])) : 0;
   if (forward) {
     // Training batch norm is priced as one family in two passes (statistics, then normalisation),
     // inference batch norm as a plain pass: it is an affine map that frameworks often fold away.
