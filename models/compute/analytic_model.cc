@@ -88,7 +88,7 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
       double parts[2];
       c.seconds = d.seconds(k.conv, dtype_bytes(k.dtype), parts);
       c.launch_seconds = d.call_overhead_s;
-      if (k.shares_call) c.seconds -= d.call_overhead_s, c.launch_seconds = 0;  // its input gradient's call made it
+      if (const double saved = shared_call_seconds(d, k); saved > 0) c.seconds -= saved, c.launch_seconds = 0;  // its input gradient's call made it
       c.compute_seconds = parts[0];
       c.memory_seconds = parts[1];
       c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(conv_path(k.conv))]);

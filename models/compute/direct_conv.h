@@ -77,6 +77,13 @@ struct DirectConv {
   double seconds(const ConvShape& c, double element_bytes, double* parts = nullptr) const;
 };
 
+/// The call a kernel does not pay because its input gradient's call computed it
+/// (Kernel::shares_call): the direction's call overhead where a direct model prices that
+/// direction, else 0 (a GPU library's directions are launches of their own).
+inline double shared_call_seconds(const DirectConv& direction, const Kernel& k) {
+  return k.shares_call && k.cls == KernelClass::conv && direction.enabled() ? direction.call_overhead_s : 0.0;
+}
+
 /// The continuous parameters in log form, as Ceres fits them: p[0..3] log rate, p[4], p[5] the
 /// fill exponents, p[6] the window exponent, p[7..10] log input_bandwidth, p[11] log
 /// weight_bandwidth, p[12..15] log output_bandwidth, p[16] log call_overhead_s, p[17] log

@@ -1,5 +1,6 @@
 #include "models/compute/profile_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/compute/conv_as_gemm.h"
@@ -42,20 +43,18 @@ std::string_view ProfileComputeModel::priced_by(const Kernel& k) const {
   return regression_for(k) ? "regression" : "analytic";
 }
 
+double ProfileComputeModel::without_shared_call(const Kernel& k, double t) const {
+  const double saved = k.cls == KernelClass::conv ? shared_call_seconds(profile_.device.direct_conv[static_cast<int>(k.phase)], k) : 0.0;
+  return std::max(t - saved, 0.5 * t);
+}
+
 double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& options) const {
-  // A weight gradient computed in its input gradient's call (Kernel::shares_call) was timed, or
-  // fitted, as a call of its own: the direct model's call cost comes off, as the analytic path does.
-  const auto without_call = [&](double t) {
-    if (!k.shares_call || k.cls != KernelClass::conv) return t;
-    const DirectConv& d = profile_.device.direct_conv[static_cast<int>(k.phase)];
-    return d.enabled() ? std::max(t - d.call_overhead_s, 0.5 * t) : t;
-  };
-  if (const double* t = measured_time(k)) return without_call(*t);
+  if (const double* t = measured_time(k)) return without_shared_call(k, *t);
   if (const auto g = per_image_gemm(k, profile_.device)) {
     const RegressionModel* m = per_image_regression(g->gemm);
     return static_cast<double>(g->images) * (m ? m->seconds(g->gemm) : seconds(g->gemm, options));
   }
-  if (const RegressionModel* m = regression_for(k)) return without_call(m->seconds(k));
+  if (const RegressionModel* m = regression_for(k)) return without_shared_call(k, m->seconds(k));
   return analytic_.seconds(k, options);
 }
 
@@ -92,13 +91,16 @@ std::pair<double, double> ProfileComputeModel::analytic_spread(const Kernel& k) 
 }
 
 std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const ExecutionOptions& options) const {
-  if (const double* t = measured_time(k)) return {*t, *t};
+  if (const double* t = measured_time(k)) return {without_shared_call(k, *t), without_shared_call(k, *t)};
   if (const auto g = per_image_gemm(k, profile_.device)) {
     const RegressionModel* m = per_image_regression(g->gemm);
     const auto [low, high] = m ? m->interval(g->gemm) : interval(g->gemm, options);
     return {static_cast<double>(g->images) * low, static_cast<double>(g->images) * high};
   }
-  if (const RegressionModel* m = regression_for(k)) return m->interval(k);
+  if (const RegressionModel* m = regression_for(k)) {
+    const auto [low, high] = m->interval(k);
+    return {without_shared_call(k, low), without_shared_call(k, high)};
+  }
   const double t = analytic_.seconds(k, options);
   const double sigma = analytic_spread(k).first;
   return {t * std::exp(-1.96 * sigma), t * std::exp(1.96 * sigma)};

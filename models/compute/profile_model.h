@@ -41,6 +41,9 @@ class ProfileComputeModel final : public ComputeModel {
 
  private:
   const double* measured_time(const Kernel& kernel) const;
+  /// A time measured or fitted as a call of its own, less the call a weight gradient sharing its
+  /// input gradient's call does not pay (Kernel::shares_call; the analytic model does the same).
+  double without_shared_call(const Kernel& kernel, double seconds) const;
   const RegressionModel* regression_named(std::string_view kernel_class, DType dtype) const;
   /// The analytic class's held-out spread of `kernel` and the part its family shares.
   std::pair<double, double> analytic_spread(const Kernel& kernel) const;
