@@ -22,6 +22,7 @@
 #include "models/compute/analytic_model.h"
 #include "models/compute/conv_as_gemm.h"
 #include "predictor/common/error.h"
+#include "predictor/common/kernel_record.h"
 #include "predictor/common/json_reader.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/hardware/hardware_profile.h"
@@ -51,6 +52,16 @@ namespace {
 // replace it (fit --family both).
 constexpr double kRegressionMargin = 0.9;
 
+// A kernel's shape as one CSV field: the record params of a GEMM or convolution ("m=64 n=128 …"),
+// the elements of a pass, so that a residual in the report's points can be traced to its kernel.
+std::string shape_label(const Kernel& kernel) {
+  if (kernel.cls != KernelClass::gemm && kernel.cls != KernelClass::conv) return "elements=" + std::to_string(kernel.elements);
+  const nlohmann::json params = matrix_kernel_record(kernel).second;
+  std::string label;
+  for (const auto& [name, value] : params.items())
+    label += (label.empty() ? "" : " ") + name + "=" + (value.is_boolean() ? std::to_string(value.get<bool>()) : value.dump());
+  return label;
+}
 
 using fitting::CommSample;
 
@@ -166,7 +177,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   if (!o.plots.empty()) {
     std::filesystem::create_directories(o.plots);
     points.open(o.plots + "/compute_points.csv");
-    points << "class,family,flops,bytes,measured_s,predicted_s\n";
+    points << "class,family,flops,bytes,measured_s,predicted_s,shape\n";
   }
   const AnalyticComputeModel fitted_analytic(analytic.device);
   for (const auto& [cls, a] : analytic.held_out) {
@@ -196,15 +207,16 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
       for (const fitting::ComputeSample& smp : data.samples) {
         if (smp.kernel_class != cls) continue;
         const double bytes = smp.kernel.bytes_read + smp.kernel.bytes_written;
-        points << cls << ",analytic," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << fitted_analytic.seconds(smp.kernel, {}) << "\n";
-        if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << r.model.seconds(smp.kernel) << "\n";
+        const std::string shape = shape_label(smp.kernel);
+        points << cls << ",analytic," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << fitted_analytic.seconds(smp.kernel, {}) << "," << shape << "\n";
+        if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << r.model.seconds(smp.kernel) << "," << shape << "\n";
       }
   }
   if (points.is_open()) {
     for (const fitting::ComputeSample& smp : data.samples)
       if (smp.kernel.cls != KernelClass::gemm && smp.kernel.cls != KernelClass::conv)
         points << smp.kernel_class << ",analytic," << smp.kernel.flops << "," << smp.kernel.bytes_read + smp.kernel.bytes_written << "," << smp.seconds << ","
-               << fitted_analytic.seconds(smp.kernel, {}) << "\n";
+               << fitted_analytic.seconds(smp.kernel, {}) << "," << shape_label(smp.kernel) << "\n";
     points.close();
     const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_compute_fit.py";
     const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/compute_points.csv' >/dev/null 2>&1";
@@ -312,8 +324,12 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
               << pct(c.structural.weighted) << "%) against tiles " << pct(c.tiled.mape) << "% (weighted " << pct(c.tiled.weighted) << "%): "
               << (c.kept ? "kept" : "tiles kept");
     const BlockedGemm& b = analytic.device.blocked_gemm;
-    if (c.kept && c.kernel_class == "gemm")
-      std::cout << ", blocks of " << b.block << ", vectors of " << b.vector_width << ", " << fixed(b.block_flops / 1e9, 1) << " GFLOP/s in whole blocks";
+    if (c.kept && c.kernel_class == "gemm") {
+      std::cout << ", blocks of " << b.block << ", vectors of " << b.vector_width;
+      for (int d = 0; d < 3; ++d)
+        if (b.cleanup_width[d]) std::cout << " (clean-up along " << "mnk"[d] << " also in " << b.cleanup_width[d] << "s)";
+      std::cout << ", " << fixed(b.block_flops / 1e9, 1) << " GFLOP/s in whole blocks";
+    }
     std::cout << "\n";
   }
   std::cout << "analytic fit: effective fp32 peak " << fixed(analytic.device.peak_flops.at(MathMode::fp32) / 1e9, 1) << " GFLOP/s, launch "

@@ -36,7 +36,7 @@ BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
 
 double BlockedGemm::seconds(const GemmShape& g, double element_bytes, double* parts) const {
   const auto p = log_parameters(*this);
-  return blocked_gemm_seconds(g, block, vector_width, element_bytes, p.data(), parts);
+  return blocked_gemm_seconds(g, block, vector_width, cleanup_width, element_bytes, p.data(), parts);
 }
 
 }  // namespace dnnperf

@@ -9,7 +9,8 @@
 //     + sum over the 8 regions of (m, n, k) into whole blocks and remainders:
 //         FLOPs(region) / (block_flops * partial_efficiency[region])
 //         * product over the region's remainder dimensions d of
-//             (misaligned_slowdown[d] if d is not a multiple of vector_width)
+//             (misaligned_slowdown[d] if d is a multiple of neither vector_width nor
+//              cleanup_width[d])
 //     + sum over A and B of bytes * long_rows(row bytes) / operand_bandwidth   (packing)
 //     + batch * m n * element_bytes * large(output bytes) / output_bandwidth   (writing C)
 //
@@ -26,7 +27,10 @@
 // layer, 411 MB, takes 200 ms for 0.8 GFLOP). On the dev VM (PyTorch 1.13 on Debian's ATLAS) a fit finds blocks of 48 and vectors
 // of 4 floats: 337 x 3191 x 32 runs at 41 GFLOP/s, 337 x 3191 x 30 at 10, and k = 73 (48 + 25,
 // misaligned) at half the rate of k = 72. A smooth rate curve cannot follow that sawtooth; this
-// sum does (held-out MAPE on 1,600 sampled GEMMs: docs/fitting.md).
+// sum does (held-out MAPE on 1,600 sampled GEMMs: docs/fitting.md). The clean-up code along n has
+// a second width of its own on that ATLAS: leftovers of 6, 18, 30 and 42 columns (multiples of 6,
+// not of 4) run at 17-31 GFLOP/s where 22 and 26 run at 9.5; one width for all priced them 2-3x slow
+// (n leftover = 6 mod 12: MAPE 31.5% against 7-13% for the other residues).
 //
 // The tiled model of MatrixEfficiency prices GPU GEMMs (a partial tile costs a whole one); `dnnperf
 // fit` keeps this model only where it predicts GEMMs the fit did not see better.
@@ -44,6 +48,9 @@ struct BlockedGemm {
   std::int64_t block = 0;
   /// Elements per vector register: a remainder dimension not a multiple of it runs scalar.
   std::int64_t vector_width = 1;
+  /// A second width the clean-up code along m, n, k handles vectorised (0: none): a remainder
+  /// that is a multiple of it is not misaligned either.
+  std::array<std::int64_t, 3> cleanup_width{0, 0, 0};
   /// FLOP/s inside whole blocks.
   double block_flops = 0;
   /// Rate of each region with remainders against whole blocks, in (0, 1]. Index: 4 * (m is a
@@ -71,10 +78,10 @@ struct BlockedGemm {
   double seconds(const GemmShape& g, double element_bytes, double* parts = nullptr) const;
 };
 
-/// Whether a dimension's leftover after whole blocks fills vectors (the fit's flags and the
-/// model's are the same test).
-inline bool misaligned(std::int64_t dimension, std::int64_t vector_width) {
-  return vector_width > 1 && dimension % vector_width != 0;
+/// Whether a dimension's leftover after whole blocks runs scalar: it is a whole number of neither
+/// vectors nor the clean-up code's second width (the fit's flags and the model's are the same test).
+inline bool misaligned(std::int64_t dimension, std::int64_t vector_width, std::int64_t cleanup_width = 0) {
+  return vector_width > 1 && dimension % vector_width != 0 && !(cleanup_width > 0 && dimension % cleanup_width == 0);
 }
 
 /// The formula above with its continuous parameters given in log form, as Ceres fits them
@@ -86,13 +93,13 @@ inline bool misaligned(std::int64_t dimension, std::int64_t vector_width) {
 constexpr int kBlockedGemmParameters = 21;
 // How sharply packing and writing slow once rows or outputs pass their sizes (the exponent of r).
 constexpr double kLongRowSteepness = 4;
-/// A model's continuous parameters in that form, and back (block, vector width and type kept).
+/// A model's continuous parameters in that form, and back (block, widths and type kept).
 std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
 BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
 
 template <typename T>
-T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vector_width, double element_bytes, const T* p,
-                       T* parts = nullptr) {
+T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vector_width, const std::array<std::int64_t, 3>& cleanup_width,
+                       double element_bytes, const T* p, T* parts = nullptr) {
   using std::exp;
   using std::pow;
   const std::int64_t dims[3] = {g.m, g.n, g.k};
@@ -101,7 +108,7 @@ T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vect
   for (int d = 0; d < 3; ++d) {
     whole[d] = static_cast<double>(dims[d] / block * block);
     rest[d] = static_cast<double>(dims[d]) - whole[d];
-    slow[d] = misaligned(dims[d], vector_width);
+    slow[d] = misaligned(dims[d], vector_width, cleanup_width[d]);
   }
   const double batch = static_cast<double>(std::max<std::int64_t>(g.batch, 1));
   T compute = T(0);

@@ -184,7 +184,7 @@ std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohm
 }
 
 nlohmann::json blocked_gemm_section(const BlockedGemm& b) {
-  return {{"block", b.block}, {"vector_width", b.vector_width}, {"block_flops", b.block_flops},
+  return {{"block", b.block}, {"vector_width", b.vector_width}, {"cleanup_width", b.cleanup_width}, {"block_flops", b.block_flops},
           {"partial_efficiency", b.partial_efficiency}, {"misaligned_slowdown", b.misaligned_slowdown},
           {"operand_bandwidth", b.operand_bandwidth}, {"long_row_bytes", b.long_row_bytes}, {"long_row_slowdown", b.long_row_slowdown},
           {"output_bandwidth", b.output_bandwidth}, {"large_output_bytes", b.large_output_bytes},
@@ -199,6 +199,16 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
   if (b.block <= 0) r.fail("block", "must be positive");
   b.vector_width = r.integer("vector_width", std::nullopt);
   if (b.vector_width <= 0) r.fail("vector_width", "must be positive");
+  // Optional: profiles fitted before the clean-up code's second width have none.
+  if (r.has("cleanup_width")) {
+    const nlohmann::json& a = r.at("cleanup_width");
+    if (!a.is_array() || a.size() != 3) r.fail("cleanup_width", "must be a list of 3 integers (m, n, k)");
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (!a[d].is_number_integer() || a[d].get<std::int64_t>() < 0)
+        r.fail("cleanup_width", "element " + std::to_string(d) + " must be an integer >= 0 (0: none), is " + a[d].dump());
+      b.cleanup_width[d] = a[d].get<std::int64_t>();
+    }
+  }
   b.block_flops = r.positive("block_flops");
   const auto list = [&](const std::string& key, auto& out, double low, double high, const std::string& range) {
     const nlohmann::json& a = r.at(key);

@@ -202,6 +202,7 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   truth.block = 32, truth.vector_width = 4, truth.block_flops = 40e9;
   truth.partial_efficiency = {0.6, 0.5, 0.9, 0.7, 0.6, 0.5, 0.4};
   truth.misaligned_slowdown = {1.0, 3.0, 2.5};
+  truth.cleanup_width = {0, 6, 0};  // n leftovers of 6, 18 or 30 run vectorised too
   truth.operand_bandwidth = 8e9, truth.long_row_bytes = 8192, truth.long_row_slowdown = {1.2, 1.05, 1.5, 2.5};
   truth.output_bandwidth = 12e9, truth.call_overhead_s = 10e-6;
   std::mt19937_64 rng(9);
@@ -220,6 +221,7 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   REQUIRE(b.enabled());  // kept: it predicts the held-out GEMMs better than any tiling
   CHECK(b.block == 32);
   CHECK(b.vector_width == 4);
+  CHECK(b.cleanup_width == std::array<std::int64_t, 3>{0, 6, 0});
   CHECK(b.block_flops == Approx(40e9).epsilon(0.05));
   CHECK(b.misaligned_slowdown[1] == Approx(3.0).epsilon(0.15));
   INFO("long rows from " << b.long_row_bytes << " bytes: " << b.long_row_slowdown[0] << " " << b.long_row_slowdown[1] << " " << b.long_row_slowdown[2] << " " << b.long_row_slowdown[3] );

@@ -109,6 +109,20 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   const GemmShape g{4, 4096, 9216, 1, false, true};
   CHECK(hw.device.blocked_gemm.seconds(g, 4) == Approx(b.seconds(g, 4)));
   CHECK(hw.device.blocked_gemm.long_row_slowdown[3] == 2.7);
+  // The clean-up code's second width: read back; profiles written before it have none.
+  b.cleanup_width = {0, 6, 0};
+  const std::string cleanup = write_variant("cleanup", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  CHECK(load_hardware_profile(cleanup).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 6, 0});
+  const std::string old = write_variant("old", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"].erase("cleanup_width");
+  });
+  CHECK(load_hardware_profile(old).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 0, 0});
+  const std::string negative = write_variant("negative", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["cleanup_width"][2] = -3;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("field 'cleanup_width' element 2 must be an integer >= 0"));
   const std::string partial = write_variant("partial", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
     j["device"]["efficiency"]["blocked_gemm"]["partial_efficiency"][2] = 1.5;

@@ -125,6 +125,15 @@ TEST_CASE("A blocked GEMM model prices GEMMs of its type as blocks, clean-up, pa
         Approx(4 * flops_rest / 25e9 + (96 * 4 + 4 * 96) * 4 / 8e9));
   CHECK(model.seconds(gemm(96, 96, 99), {}) - model.seconds(gemm(96, 96, 96), {}) ==
         Approx(3 * flops_rest * 3 / 25e9 + (96 * 3 + 3 * 96) * 4 / 8e9));
+  // A clean-up width of 6 along k: a leftover of 6 (k = 102) runs vectorised, one of 7 does not.
+  DeviceSpec d6 = d;
+  d6.blocked_gemm.cleanup_width = {0, 0, 6};
+  const AnalyticComputeModel with_cleanup(d6);
+  CHECK(with_cleanup.seconds(gemm(96, 96, 102), {}) - with_cleanup.seconds(gemm(96, 96, 96), {}) ==
+        Approx(6 * flops_rest / 25e9 + (96 * 6 + 6 * 96) * 4 / 8e9));
+  CHECK(with_cleanup.seconds(gemm(96, 96, 103), {}) - with_cleanup.seconds(gemm(96, 96, 96), {}) ==
+        Approx(7 * flops_rest * 3 / 25e9 + (96 * 7 + 7 * 96) * 4 / 8e9));
+  CHECK(model.seconds(gemm(96, 96, 102), {}) > with_cleanup.seconds(gemm(96, 96, 102), {}));
   // Other element types and convolutions keep the tiled roofline.
   DeviceSpec plain = d;
   plain.blocked_gemm = BlockedGemm{};
