@@ -112,13 +112,28 @@ void run(const Options& o) {
   const int most_procs = o.procs.empty() ? 1 : *std::max_element(o.procs.begin(), o.procs.end());
   const bool co_run = o.device == "cpu" && most_procs > 1;
   const double left = o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed();
+  // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
+  // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
+  // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
+  const bool with_cnn = o.shapes.empty();
+  const double sample_budget = with_cnn ? 0.8 * left : left;
   if (left > 10 &&
-      run_step("GEMMs and convolutions of " + shapes + " (" + fixed(left, 0) + " s at most)",
-               o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + common + " --time-budget " + fixed(left, 0) +
+      run_step("GEMMs and convolutions of " + shapes + " (" + fixed(sample_budget, 0) + " s at most)",
+               o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + common + " --time-budget " + fixed(sample_budget, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
+  const std::string cnn_kernels = work + "/torch_" + o.device + "_cnn.jsonl";
+  const double cnn_budget = o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed();
+  if (with_cnn && cnn_budget > 10) {
+    const std::string cnn = "cnn:200:4:" + std::to_string(max_gflop);
+    if (run_step("convolutions of " + cnn + " (" + fixed(cnn_budget, 0) + " s at most)",
+                 o.python + " " + quote(script) + " --shapes " + cnn + max_flops + cold + common + " --time-budget " + fixed(cnn_budget, 0) +
+                     " --dnnperf " + quote(self) + " -o " + quote(cnn_kernels)) != 0)
+      throw InputError("the CNN-shaped convolution measurements failed (see above); rerun to resume");
+  }
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
+  if (std::filesystem::exists(cnn_kernels)) files.push_back(cnn_kernels);
   if (co_run && std::filesystem::exists(kernels)) {
     const std::string list = work + "/co_run_kernels.json";
     const std::string co_run_file = work + "/torch_cpu_co_run.jsonl";

@@ -206,6 +206,32 @@ ShapeSet depthwise_sample(std::int64_t count, std::uint64_t seed, double max_flo
   return set;
 }
 
+ShapeSet cnn_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
+  ShapeSet set;
+  set.name = sampled_name("cnn", count, seed, max_flops);
+  Draws rng(seed);
+  // A CNN's layers are not independent draws of channels and image size: stages trade pixels for
+  // channels (ResNet-50 at 224x224: 64 x 56^2 ... 2048 x 7^2 per image), and a layer's outputs are
+  // its inputs' count, twice or half it, or a bottleneck's quarter or four times. So: an image's
+  // activations log-uniform over 2K-800K values (2x2 to 112x112 images at real channel counts),
+  // channels from real networks, the side what the two leave, outputs related to inputs.
+  const std::vector<std::int64_t> channels = {16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024, 2048};
+  const std::vector<std::int64_t> output_ratio_x4 = {4, 4, 4, 8, 2, 1, 16};  // outputs per 4 inputs
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t c = rng.pick(channels);
+    const double activations = static_cast<double>(rng.log_uniform(2048, 800000));
+    const std::int64_t side = std::max<std::int64_t>(2, std::llround(std::sqrt(activations / static_cast<double>(c))));
+    const std::int64_t k = std::max<std::int64_t>(8, c * rng.pick(output_ratio_x4) / 4);
+    const std::int64_t r = rng.pick({1, 1, 3, 3, 3, 3, 5, 7});
+    const std::int64_t stride = side >= 4 && rng() % 4 == 0 ? 2 : 1;
+    ConvShape s = conv(rng.log_uniform(1, 64), c, side, side, k, r, r, stride, r / 2, 1);
+    const Phase phase = static_cast<Phase>(rng() % 3);
+    if (!fit_batch_under(s, max_flops)) { --i; continue; }
+    set.convs.push_back({s, phase});
+  }
+  return set;
+}
+
 std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -252,9 +278,9 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     }
     return set;
   }
-  if (spec.rfind("sample:", 0) == 0 || spec.rfind("depthwise:", 0) == 0) {
-    const bool depthwise = spec.rfind("depthwise:", 0) == 0;
-    const std::string rest = spec.substr(depthwise ? 10 : 7);
+  if (spec.rfind("sample:", 0) == 0 || spec.rfind("depthwise:", 0) == 0 || spec.rfind("cnn:", 0) == 0) {
+    const bool depthwise = spec.rfind("depthwise:", 0) == 0, cnn = spec.rfind("cnn:", 0) == 0;
+    const std::string rest = spec.substr(depthwise ? 10 : cnn ? 4 : 7);
     const std::size_t colon = rest.find(':');
     const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
     std::uint64_t seed = 1;
@@ -265,9 +291,10 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
       seed = static_cast<std::uint64_t>(parse_positive(tail.substr(0, cap), spec, "the seed"));
       if (cap != std::string_view::npos) max_flops = 1e9 * static_cast<double>(parse_positive(tail.substr(cap + 1), spec, "the GFLOP cap"));
     }
-    return depthwise ? depthwise_sample(n, seed, max_flops) : sample(n, seed, max_flops);
+    return depthwise ? depthwise_sample(n, seed, max_flops) : cnn ? cnn_sample(n, seed, max_flops) : sample(n, seed, max_flops);
   }
-  throw InputError("unknown shape set '" + spec + "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]] or square:N,...)");
+  throw InputError("unknown shape set '" + spec +
+                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

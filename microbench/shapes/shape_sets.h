@@ -15,6 +15,11 @@
 //   depthwise:N[:SEED[:GFLOP]]  N depthwise convolutions (3x3 mostly, 5x5 and 7x7; stride 1 or
 //                2; images 2x2 to 224x224; batches from 1), drawn as sample's are: the mobile
 //                networks' most irregular kernels, of which sample draws one in ten
+//   cnn:N[:SEED[:GFLOP]]  N dense convolutions drawn as a CNN's layers are: an image's activations
+//                log-uniform over 2K-800K values, real channel counts, the image side what the two
+//                leave (2x2 to ~110x110), outputs 1/4-4x the inputs, kernels 1-7, stride 2
+//                sometimes, batches from 1 — where sample's independent draws of channels and side
+//                put few of the small-image, many-channel layers networks at small inputs run
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>

@@ -30,8 +30,8 @@
 // of a 9 MB filter would. Without the term a fit lowers weight_bandwidth for those few and prices
 // the many layers of 1-10 MB filters 20-30% slow (ResNet-18's at 64x64). Each direction
 // takes one of four code paths with rates and traffic of its own: direct (the general kernel),
-// pointwise (1x1, groups 1), small-batch pointwise (1x1, unstrided, batch under 16: PyTorch's CPU
-// backend runs those as im2col and GEMM, not through oneDNN) and depthwise (groups > 1).
+// pointwise (1x1, groups 1), native (PyTorch's CPU backend runs 1x1 unstrided at batches under 16,
+// and single small images, as im2col and GEMM, not through oneDNN) and depthwise (groups > 1).
 //
 // Why a sum and not a power law of the sizes (the regression family): on the dev VM a fit of this
 // form predicts held-out convolutions with 24-27% MAPE against the regression's 30-40%, and the
@@ -45,10 +45,14 @@
 
 namespace dnnperf {
 
-/// The code path a CPU library takes for a convolution: depthwise (groups > 1), small-batch
-/// pointwise (1x1, unstrided, batch under 16: PyTorch's own im2col and GEMM), pointwise (other
-/// 1x1), direct (the rest).
-enum class ConvPath : std::uint8_t { direct = 0, pointwise = 1, small_batch_pointwise = 2, depthwise = 3 };
+/// The code path a CPU library takes for a convolution: depthwise (groups > 1), native (PyTorch's
+/// own im2col and GEMM instead of oneDNN: 1x1 unstrided at batches under 16, and one small image
+/// under a window of at most 3 — profiles call it "small-batch pointwise", its first case),
+/// pointwise (other 1x1), direct (the rest).
+enum class ConvPath : std::uint8_t { direct = 0, pointwise = 1, native = 2, depthwise = 3 };
+/// The most input values (N C H W) of one image that PyTorch convolves natively (ATen's
+/// use_mkldnn: "for some case, native is faster").
+constexpr std::int64_t kNativeConvMaxInput = 20480;
 constexpr int kConvPaths = 4;
 ConvPath conv_path(const ConvShape& c);
 

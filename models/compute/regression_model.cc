@@ -74,10 +74,10 @@ double regression_feature(const Kernel& k, std::string_view name, std::int64_t b
   // altogether): each a family with its own efficiency, which no power law of the sizes expresses.
   if (name == "pointwise") return k.cls == KernelClass::conv && k.conv.r == 1 && k.conv.s == 1 && k.conv.stride_h == 1 && k.conv.stride_w == 1 ? 1.0 : 0.0;
   if (name == "depthwise") return k.cls == KernelClass::conv && k.conv.groups > 1 ? 1.0 : 0.0;
-  // PyTorch's small-batch 1x1 path (models/compute/direct_conv.h): half the rate of the rest on the
-  // 2-core VM, a population no size feature separates from pointwise convolutions of larger
-  // batches, which oneDNN runs.
-  if (name == "small_batch_pointwise") return k.cls == KernelClass::conv && conv_path(k.conv) == ConvPath::small_batch_pointwise ? 1.0 : 0.0;
+  // PyTorch's own path (models/compute/direct_conv.h: ConvPath::native; named for its first case,
+  // small-batch 1x1): half the rate of the rest on the 2-core VM, a population no size feature
+  // separates from pointwise convolutions of larger batches, which oneDNN runs.
+  if (name == "small_batch_pointwise") return k.cls == KernelClass::conv && conv_path(k.conv) == ConvPath::native ? 1.0 : 0.0;
   // Those code paths also scale differently with the work, not only start elsewhere.
   if (name == "depthwise_log_flops") return regression_feature(k, "depthwise") * lg(k.flops);
   if (name == "small_batch_pointwise_log_flops") return regression_feature(k, "small_batch_pointwise") * lg(k.flops);

@@ -79,6 +79,31 @@ TEST_CASE("The depthwise set draws only depthwise convolutions, all three direct
   CHECK_THROWS_WITH(shape_set("depthwise:0"), Catch::Contains("the count must be a positive integer"));
 }
 
+TEST_CASE("The CNN set draws dense layers whose channels and image sizes go together, under its cap", "[shapes]") {
+  const ShapeSet s = shape_set("cnn:200:4:2");
+  REQUIRE(s.convs.size() == 200);
+  CHECK(s.gemms.empty());
+  CHECK(s.name == "cnn:200:4:2");
+  int phases[3] = {0, 0, 0}, small_deep = 0, large_shallow = 0;
+  for (const ConvCase& c : s.convs) {
+    const ConvShape& x = c.shape;
+    CHECK(x.groups == 1);
+    CHECK(2.0 * double(x.n * x.k * x.c * x.r * x.s) * double(x.p * x.q) <= 2e9);
+    CHECK((4 * x.k >= x.c && x.k <= 4 * x.c));  // outputs a quarter to four times the inputs (at least 8)
+    // An image's activations stay within 2K-800K values, but for the 2x2 floor of deep layers.
+    CHECK(double(x.c * x.h * x.w) <= 1.1 * 800000);
+    CHECK((double(x.c * x.h * x.w) >= 0.5 * 2048 || x.h == 2));
+    ++phases[static_cast<int>(c.phase)];
+    small_deep += x.h <= 4 && x.c >= 256;
+    large_shallow += x.h >= 32 && x.c <= 64;
+  }
+  CHECK((phases[0] > 0 && phases[1] > 0 && phases[2] > 0));
+  CHECK(small_deep > 0);  // late stages: small images, many channels
+  CHECK(large_shallow > 0);
+  CHECK(shape_set("cnn:200:4:2").convs.back().shape.h == s.convs.back().shape.h);  // the same for the same seed
+  CHECK_THROWS_WITH(shape_set("cnn:-3"), Catch::Contains("the count must be a positive integer"));
+}
+
 TEST_CASE("Bad shape-set specs are reported", "[shapes][errors]") {
   CHECK_THROWS_WITH(shape_set("imagenet"), Catch::Contains("unknown shape set 'imagenet'"));
   CHECK_THROWS_WITH(shape_set("sample:x"), Catch::Contains("the count must be a positive integer"));

@@ -167,10 +167,23 @@ TEST_CASE("A direct convolution model prices each direction as arithmetic on lan
   CHECK(conv_path(dw) == ConvPath::depthwise);
   ConvShape pw = c;
   pw.r = pw.s = 1, pw.pad_h = pw.pad_w = 0;
-  CHECK(conv_path(pw) == ConvPath::small_batch_pointwise);
+  CHECK(conv_path(pw) == ConvPath::native);
   pw.n = 16;
   CHECK(conv_path(pw) == ConvPath::pointwise);
   CHECK(conv_path(c) == ConvPath::direct);
+  // One image of at most 20,480 values under a window of at most 3: PyTorch's own code too
+  // (ATen's use_mkldnn); one value more, a second image or a 5x5 window, and oneDNN runs it.
+  ConvShape one = c;
+  one.n = 1, one.c = 80, one.h = one.w = 16;  // 80 x 16 x 16 = 20,480
+  CHECK(conv_path(one) == ConvPath::native);
+  one.stride_h = one.stride_w = 2;
+  CHECK(conv_path(one) == ConvPath::native);  // strided too
+  one.c = 81;
+  CHECK(conv_path(one) == ConvPath::direct);
+  one.c = 80, one.n = 2;
+  CHECK(conv_path(one) == ConvPath::direct);
+  one.n = 1, one.r = one.s = 5;
+  CHECK(conv_path(one) == ConvPath::direct);
 }
 
 TEST_CASE("A weight gradient sharing its input gradient's call pays no call; short runs go at the scalar rate", "[models][compute]") {
