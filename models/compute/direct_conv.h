@@ -47,7 +47,7 @@ namespace dnnperf {
 
 /// The code path a CPU library takes for a convolution: depthwise (groups > 1), native (PyTorch's
 /// own im2col and GEMM instead of oneDNN: 1x1 unstrided at batches under 16, and one small image
-/// under a window of at most 3 — profiles call it "small-batch pointwise", its first case),
+/// under a window of at most 3; "small-batch pointwise", its first case, in older notes),
 /// pointwise (other 1x1), direct (the rest).
 enum class ConvPath : std::uint8_t { direct = 0, pointwise = 1, native = 2, depthwise = 3 };
 /// The most input values (N C H W) of one image that PyTorch convolves natively (ATen's

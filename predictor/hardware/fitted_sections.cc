@@ -250,7 +250,7 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   if (d.lanes <= 0) r.fail("lanes", "must be positive");
   const auto per_path = [&](const std::string& key, std::array<double, kConvPaths>& out, double low, double high, const std::string& range) {
     const nlohmann::json& a = r.at(key);
-    if (!a.is_array() || a.size() != out.size()) r.fail(key, "must be a list of " + std::to_string(out.size()) + " numbers (direct, pointwise, small-batch pointwise, depthwise)");
+    if (!a.is_array() || a.size() != out.size()) r.fail(key, "must be a list of " + std::to_string(out.size()) + " numbers (direct, pointwise, native, depthwise)");
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (!a[i].is_number() || !(a[i].get<double>() > low && a[i].get<double>() <= high)) r.fail(key, "element " + std::to_string(i) + " must be " + range);
       out[i] = a[i].get<double>();

@@ -46,7 +46,7 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& section, const std::
 //                  "stride_exponent": [4 paths], "input_bandwidth": [4 paths],
 //                  "weight_bandwidth": 1e10, "output_bandwidth": [4 paths], "call_overhead_s": 1e-5,
 //                  "large_bytes": 1.9e8, "large_slowdown": 6, "dtype": "f32"}, "backward_data": ..., "backward_weight": ...}}
-//   (inside "device"; paths: direct, pointwise, small-batch pointwise, depthwise; models/compute/direct_conv.h)
+//   (inside "device"; paths: direct, pointwise, native, depthwise; models/compute/direct_conv.h)
 nlohmann::json direct_conv_section(const DirectConv& model);
 DirectConv read_direct_conv_section(const nlohmann::json& section, const std::string& where);
 
