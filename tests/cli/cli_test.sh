@@ -93,7 +93,15 @@ check fit_missing 1 'cannot open the measurement file' -- "$bin" fit /nonexisten
 check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
 torchmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_sample.jsonl"
 corun="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_co_run2.jsonl"
-check fit_compute 0 'co-running: kernels beside 1 other process take' -- "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu -o "$tmp/both.json"
+check fit_compute 0 'co-running: kernels beside 1 other process take' -- "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu -o "$tmp/both.json" --report "$tmp/compute_report"
+# The report's compute points name each kernel's shape, so that a residual can be traced to it.
+/usr/bin/python3 -c "
+import csv,sys
+rows=list(csv.DictReader(open(sys.argv[1])))
+g=[r for r in rows if r['class']=='gemm']; c=[r for r in rows if r['class'].startswith('conv')]
+assert g and all(r['shape'].startswith('batch=') and ' m=' in r['shape'] for r in g), g[:1]
+assert c and all(' groups=' in r['shape'] and ' stride_h=' in r['shape'] for r in c), c[:1]" "$tmp/compute_report/compute_points.csv" \
+  && echo "ok   fit_compute_points_shapes" || { echo "FAIL fit_compute_points_shapes"; fail=1; }
 # Two ranks on the node: every kernel at the measured co-running factor, one rank: as measured alone.
 /usr/bin/python3 -c "
 import json,sys
