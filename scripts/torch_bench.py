@@ -278,7 +278,7 @@ def measure(call, device, target, flush=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], square:N,... (GEMMs and convolutions)")
+    parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], square:N,... (GEMMs and convolutions)")
     parser.add_argument("--memory-sizes", default="", help="also memory-bound passes over these buffer sizes in bytes, e.g. 4096,1048576")
     parser.add_argument("--bn-shapes", metavar="N:C:H,...|grid",
                         help="also training batch norm and its backward over images of these batch:channels:side shapes "

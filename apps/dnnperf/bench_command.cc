@@ -167,7 +167,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(ops));
   c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md)");
   c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter: gpu measures NCCL over this node's GPUs instead of MPI");
-  c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench or sample:N[:SEED[:GFLOP]]")->capture_default_str();
+  c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]] or square:N,... (microbench/shapes/shape_sets.h)")->capture_default_str();
   c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");
   c->add_option("--algorithms", o->algorithms,
