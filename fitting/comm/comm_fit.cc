@@ -172,6 +172,20 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
         }
         *knob = pick;
       }
+      // How the copies slow with ranks sharing cores, where two oversubscribed counts can tell
+      // the forms apart (with one, both fit alike): the busiest core's extra ranks only where
+      // they fit clearly better, since a form picked from noise extrapolates to other rank counts
+      // worse than either fits.
+      std::set<int> oversubscribed_counts;
+      for (const CommSample& x : s)
+        if (x.ranks > m.oversubscribed_from) oversubscribed_counts.insert(x.ranks);
+      if (oversubscribed_counts.size() >= 2) {
+        constexpr double kClearGain = 0.8;
+        m.busiest_core_load = false;
+        const double extra_ranks = try_fit();
+        m.busiest_core_load = true;
+        m.busiest_core_load = try_fit() < kClearGain * extra_ranks;
+      }
     }
   }
   best = solve(m, s, true);

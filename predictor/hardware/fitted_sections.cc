@@ -50,6 +50,7 @@ nlohmann::json communication_section(const std::vector<FittedCommModel>& models)
       j["cache_bytes"] = finite_or_null(m.cache_bytes);
       j["memory_bytes"] = finite_or_null(m.memory_bytes);
       j["oversubscribed_from_ranks"] = m.oversubscribed_from;
+      j["oversubscription_load"] = m.busiest_core_load ? "busiest_core" : "extra_ranks";
     }
     out.push_back(std::move(j));
   }
@@ -96,6 +97,10 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
       m.cache_bytes = read_threshold(r, "cache_bytes");
       m.memory_bytes = read_threshold(r, "memory_bytes");
       m.oversubscribed_from = r.real("oversubscribed_from_ranks", std::nullopt);
+      // Profiles fitted before the choice counted extra ranks.
+      const std::string load = r.text("oversubscription_load", std::string("extra_ranks"));
+      if (load != "extra_ranks" && load != "busiest_core") r.fail("oversubscription_load", "must be extra_ranks or busiest_core, is '" + load + "'");
+      m.busiest_core_load = load == "busiest_core";
     }
     r.check_unknown();
     out.push_back(std::move(m));

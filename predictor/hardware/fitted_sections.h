@@ -5,6 +5,7 @@
 //   "communication": [{"collective": "allreduce", "algorithm": "ring", "model": "dnnperf",
 //                      "parameters": {"alpha_eager_s": 2.1e-6, ...}, "eager_limit_bytes": 65536,
 //                      "cache_bytes": 4194304, "oversubscribed_from_ranks": 2,
+//                      "oversubscription_load": "busiest_core",
 //                      "covariance": [...], "residual_sigma": 0.04}, ...]
 #include <string>
 #include <vector>

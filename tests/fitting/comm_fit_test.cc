@@ -127,6 +127,28 @@ TEST_CASE("Ranks time-sharing cores: a per-call skew beside the per-step wait is
   CHECK(cv.held_out_ranks.mape < 3.0);
 }
 
+TEST_CASE("Ranks time-sharing cores: the fit tells whether copies slow with all extra ranks or the busiest core's", "[fitting]") {
+  // Two CPUs, ranks 2-8. A ring's every step waits for all ranks: its copies slow with the most
+  // ranks any core carries (3 and 4 ranks alike), not with the ranks beyond the cores.
+  FittedCommModel truth;
+  truth.kind = CommModelKind::dnnperf;
+  truth.algorithm = "ring";
+  truth.params = {1e-6, 1.0 / 10e9, 8e-6, 1.0 / 6e9, 0.0, 1.0 / 30e9, 1e-6, 0.8, 0.0, 0.0};
+  truth.eager_limit = 4096;
+  truth.cache_bytes = truth.memory_bytes = std::numeric_limits<double>::infinity();
+  truth.oversubscribed_from = 2;
+  for (const bool busiest : {true, false}) {
+    truth.busiest_core_load = busiest;
+    std::vector<CommSample> data = synthetic(truth, 0.01, 7);
+    for (CommSample& x : data) x.eager_limit = 4096, x.nodes = 1, x.cpus_per_node = 2;
+    const FitOutcome f = fit_comm_model(CommModelKind::dnnperf, "ring", data);
+    REQUIRE(f.converged);
+    CHECK(f.model.busiest_core_load == busiest);
+    CHECK(f.model.params[7] == Approx(0.8).epsilon(0.1));
+    CHECK(f.model.residual_sigma < 0.02);
+  }
+}
+
 TEST_CASE("Without oversubscribed samples the oversubscription terms are zero, not guesses", "[fitting]") {
   std::vector<CommSample> two;
   for (double b = 4; b <= 16e6; b *= 2) two.push_back({"ring", b, 2, 1e-6 + b / 5e9, 4096, 1, 2});

@@ -271,6 +271,25 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   nlohmann::json bad = section;
   bad[0]["covariance"] = std::vector<double>(50, 0.0);
   CHECK_THROWS_WITH(read_communication_section(bad, "bad.json: communication"), Catch::Contains("bad.json: communication[0]: field 'covariance'"));
+  // How the copies slow with ranks sharing cores: written, read back; profiles without the field
+  // count extra ranks; a bad value is named.
+  CHECK(section[0]["oversubscription_load"] == "extra_ranks");
+  FittedCommModel busiest = m;
+  busiest.busiest_core_load = true;
+  const nlohmann::json busiest_section = communication_section({busiest});
+  const FittedCommModel busiest_back = read_communication_section(busiest_section, "b.json: communication").at(0);
+  CHECK(busiest_back.busiest_core_load);
+  CHECK(busiest_back.seconds(1e6, 3) == Approx(busiest.seconds(1e6, 3)));
+  // On 2 cores, 3 ranks put one extra on the busiest core either way; 4 ranks put 2 extra in all
+  // but 1 on each core.
+  CHECK(busiest.seconds(1e6, 3) == Approx(m.seconds(1e6, 3)));
+  CHECK(busiest.seconds(1e6, 4) < m.seconds(1e6, 4));
+  nlohmann::json no_load = section;
+  no_load[0].erase("oversubscription_load");
+  CHECK_FALSE(read_communication_section(no_load, "old.json: communication").at(0).busiest_core_load);
+  nlohmann::json bad_load = section;
+  bad_load[0]["oversubscription_load"] = "all";
+  CHECK_THROWS_WITH(read_communication_section(bad_load, "bad.json: communication"), Catch::Contains("field 'oversubscription_load' must be extra_ranks or busiest_core, is 'all'"));
 }
 
 TEST_CASE("The depthwise path has its own window exponent; profiles without one share the direct path's", "[hardware][errors]") {
