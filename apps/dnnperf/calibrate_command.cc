@@ -111,7 +111,9 @@ void run(const Options& o) {
   // kernels are timed again beside as many processes as the largest --procs count (kCoRunReserve).
   const int most_procs = o.procs.empty() ? 1 : *std::max_element(o.procs.begin(), o.procs.end());
   const bool co_run = o.device == "cpu" && most_procs > 1;
-  const double left = o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed();
+  // What the measurements of GEMMs and convolutions may still take.
+  const auto kernel_time_left = [&] { return o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed(); };
+  const double left = kernel_time_left();
   // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
   // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
@@ -123,7 +125,7 @@ void run(const Options& o) {
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   const std::string cnn_kernels = work + "/torch_" + o.device + "_cnn.jsonl";
-  const double cnn_budget = o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed();
+  const double cnn_budget = kernel_time_left();
   if (with_cnn && cnn_budget > 10) {
     const std::string cnn = "cnn:200:4:" + std::to_string(max_gflop);
     if (run_step("convolutions of " + cnn + " (" + fixed(cnn_budget, 0) + " s at most)",

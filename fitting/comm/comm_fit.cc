@@ -184,7 +184,8 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
         m.busiest_core_load = false;
         const double extra_ranks = try_fit();
         m.busiest_core_load = true;
-        m.busiest_core_load = try_fit() < kClearGain * extra_ranks;
+        const double busiest_core = try_fit();
+        m.busiest_core_load = busiest_core < kClearGain * extra_ranks;
       }
     }
   }
