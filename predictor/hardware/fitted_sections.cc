@@ -101,6 +101,9 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
       const std::string load = r.text("oversubscription_load", std::string("extra_ranks"));
       if (load != "extra_ranks" && load != "busiest_core") r.fail("oversubscription_load", "must be extra_ranks or busiest_core, is '" + load + "'");
       m.busiest_core_load = load == "busiest_core";
+      // The busiest core's share divides by P: a P under one rank would price every call infinite.
+      if (m.busiest_core_load && !(m.oversubscribed_from >= 1))
+        r.fail("oversubscribed_from_ranks", "must be at least 1 with oversubscription_load busiest_core");
     }
     r.check_unknown();
     out.push_back(std::move(m));

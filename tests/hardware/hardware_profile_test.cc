@@ -290,6 +290,9 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   nlohmann::json bad_load = section;
   bad_load[0]["oversubscription_load"] = "all";
   CHECK_THROWS_WITH(read_communication_section(bad_load, "bad.json: communication"), Catch::Contains("field 'oversubscription_load' must be extra_ranks or busiest_core, is 'all'"));
+  nlohmann::json no_cores = busiest_section;
+  no_cores[0]["oversubscribed_from_ranks"] = 0;
+  CHECK_THROWS_WITH(read_communication_section(no_cores, "bad.json: communication"), Catch::Contains("field 'oversubscribed_from_ranks' must be at least 1"));
 }
 
 TEST_CASE("The depthwise path has its own window exponent; profiles without one share the direct path's", "[hardware][errors]") {
