@@ -326,8 +326,8 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     const BlockedGemm& b = analytic.device.blocked_gemm;
     if (c.kept && c.kernel_class == "gemm") {
       std::cout << ", blocks of " << b.block << ", vectors of " << b.vector_width;
-      for (int d = 0; d < 3; ++d)
-        if (b.cleanup_width[d]) std::cout << " (clean-up along " << "mnk"[d] << " also in " << b.cleanup_width[d] << "s)";
+      for (int dim = 0; dim < 3; ++dim)
+        if (b.cleanup_width[dim]) std::cout << " (clean-up along " << "mnk"[dim] << " also in " << b.cleanup_width[dim] << "s)";
       std::cout << ", " << fixed(b.block_flops / 1e9, 1) << " GFLOP/s in whole blocks";
     }
     std::cout << "\n";

@@ -337,11 +337,11 @@ struct Bound {
 
 /// Fits a structural model's continuous parameters, in their log form (log_parameters,
 /// with_log_parameters), to `samples` by Ceres with a Huber loss on log errors, each within its
-/// bound; `make` builds one measurement's residual functor. The robust cost with the fitted model;
+/// bound, those `held` at their start; `make` builds one measurement's residual functor. The robust cost with the fitted model;
 /// nullopt if Ceres found nothing.
 template <typename Residual, int N, typename Model, typename Make>
 std::optional<std::pair<double, Model>> solve_log_parameters(const Model& start, const std::vector<const ComputeSample*>& samples, Make make,
-                                                             std::initializer_list<Bound> bounds) {
+                                                             std::initializer_list<Bound> bounds, const std::vector<int>& held = {}) {
   auto p = log_parameters(start);
   ceres::Problem problem;
   for (const ComputeSample* s : samples)
@@ -351,14 +351,22 @@ std::optional<std::pair<double, Model>> solve_log_parameters(const Model& start,
       problem.SetParameterLowerBound(p.data(), i, b.low);
       problem.SetParameterUpperBound(p.data(), i, b.high);
     }
+  if (!held.empty()) problem.SetManifold(p.data(), new ceres::SubsetManifold(N, held));
   const SolveResult solved = solve_quietly(problem, 100);
   if (!solved.usable) return std::nullopt;
   return std::make_pair(solved.cost, with_log_parameters(start, p.data()));
 }
 
+/// How sharp a capacity edge may be fitted: from a gentle slope over a decade to a step within a
+/// few percent of its size.
+constexpr double kSteepnessRange[2] = {2, 64};
+
 /// The fit for one block and vector width. Physical bounds: clean-up never outruns whole blocks,
-/// misalignment and long rows never speed anything up.
-std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGemm& start, const std::vector<const ComputeSample*>& gemms) {
+/// misalignment and long rows never speed anything up. The edges' steepness is held at its start
+/// unless `edge_steepness` (two more shape parameters would let noise decide the discrete choices,
+/// made before it is freed).
+std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGemm& start, const std::vector<const ComputeSample*>& gemms,
+                                                                 bool edge_steepness = false) {
   const auto make = [&](const ComputeSample& s) {
     return BlockedResidual{implicit_gemm(s.kernel), start.block, start.vector_width, start.cleanup_width, static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
   };
@@ -366,7 +374,9 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
   return solve_log_parameters<BlockedResidual, kBlockedGemmParameters>(
       start, gemms, make,
       {{0, 0, rate, std::log(1e17)}, {1, 7, ln, 0.0}, {8, 10, 0.0, slow}, {11, 12, rate, std::log(1e14)}, {13, 13, std::log(1e-8), std::log(1e-2)},
-       {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(1e12)}, {20, 20, ln, slow}});
+       {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(1e12)}, {20, 20, ln, slow},
+       {21, 22, std::log(kSteepnessRange[0]), std::log(kSteepnessRange[1])}},
+      edge_steepness ? std::vector<int>{} : std::vector<int>{21, 22});
 }
 
 /// The training samples `pick` selects, of the element type measured most; nullopt when fewer than
@@ -395,7 +405,7 @@ std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::ve
   const std::vector<const ComputeSample*>& gemms = most->second;
   if (refit) {
     if (!refit->enabled() || refit->dtype != most->first) return std::nullopt;
-    const auto fit = solve_blocked_once(*refit, gemms);
+    const auto fit = solve_blocked_once(*refit, gemms, true);
     return fit ? std::optional<BlockedGemm>(fit->second) : std::nullopt;
   }
   BlockedGemm best;
@@ -443,14 +453,16 @@ std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::ve
     }
   }
   // The row and output sizes where packing and writing slow down are capacity edges: from one
-  // start Ceres may slide the edge past every measured size instead of finding it. Several starts.
+  // start Ceres may slide the edge past every measured size instead of finding it. Several starts,
+  // and the fit so far; from here how sharp each edge is is fitted too.
   const BlockedGemm chosen = best;
+  if (const auto fit = solve_blocked_once(chosen, gemms, true); fit && fit->first < best_cost) best_cost = fit->first, best = fit->second;
   for (const double rows : {4096.0, 16384.0, 65536.0})
     for (const double output : {3e7, 3e8}) {
       BlockedGemm candidate = start;
       candidate.block = chosen.block, candidate.vector_width = chosen.vector_width, candidate.cleanup_width = chosen.cleanup_width;
       candidate.long_row_bytes = rows, candidate.large_output_bytes = output;
-      if (const auto fit = solve_blocked_once(candidate, gemms); fit && fit->first < best_cost) best_cost = fit->first, best = fit->second;
+      if (const auto fit = solve_blocked_once(candidate, gemms, true); fit && fit->first < best_cost) best_cost = fit->first, best = fit->second;
     }
   return best;
 }

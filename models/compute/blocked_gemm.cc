@@ -17,6 +17,8 @@ std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& m) 
   for (int x = 0; x < 4; ++x) p[15 + x] = std::log(std::max(m.long_row_slowdown[x] - 1, 1e-12));
   p[19] = std::log(m.large_output_bytes);
   p[20] = std::log(std::max(m.large_output_slowdown - 1, 1e-12));
+  p[21] = std::log(m.long_row_steepness);
+  p[22] = std::log(m.large_output_steepness);
   return p;
 }
 
@@ -31,6 +33,8 @@ BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
   for (int x = 0; x < 4; ++x) m.long_row_slowdown[x] = 1 + std::exp(p[15 + x]);
   m.large_output_bytes = std::exp(p[19]);
   m.large_output_slowdown = 1 + std::exp(p[20]);
+  m.long_row_steepness = std::exp(p[21]);
+  m.large_output_steepness = std::exp(p[22]);
   return m;
 }
 

@@ -17,14 +17,16 @@
 // Clean-up code is vectorised only where the leftover dimension fills whole vectors; elsewhere it
 // runs scalar. Packing reads an operand a panel of rows at a time; once a panel of rows as long
 // as the operand's stored rows no longer fits the core's cache, it slows down, by a factor of its
-// own for each operand and layout: long_rows(L) = 1 + (long_row_slowdown - 1) r^4 / (1 + r^4),
-// r = L / long_row_bytes (steep: a capacity edge; on the VM 12-14 KiB rows, 48 of them ~ the
-// 512 KiB L2 of a Zen core). Batch-4 classifier GEMMs of 4 x 4096 x 9216 weights stored [n, k]
+// own for each operand and layout: long_rows(L) = 1 + (long_row_slowdown - 1) r^a / (1 + r^a),
+// r = L / long_row_bytes (a capacity edge; on the VM 12-14 KiB rows, 48 of them ~ the 512 KiB L2
+// of a Zen core; its steepness a is fitted, 11 there: rows of 8 KB stream at 5-6 GB/s, of 14 KB
+// at 2.5). Batch-4 classifier GEMMs of 4 x 4096 x 9216 weights stored [n, k]
 // stream their weights at 2.2 GB/s, those of 2,000-float rows at 6 GB/s. Outputs far beyond the
-// caches are written slower again, large(B) = 1 + (large_output_slowdown - 1) r^4 / (1 + r^4),
-// r = B / large_output_bytes: on the VM outputs of 50-80 MB are written at 6.5-7.6 GB/s, of
-// 200-250 MB at 1.8-2.0 GB/s (fresh pages; a batch-4 weight gradient of VGG-11's first classifier
-// layer, 411 MB, takes 200 ms for 0.8 GFLOP). On the dev VM (PyTorch 1.13 on Debian's ATLAS) a fit finds blocks of 48 and vectors
+// caches are written slower again, large(B) = 1 + (large_output_slowdown - 1) r^b / (1 + r^b),
+// r = B / large_output_bytes: on the VM outputs of 50-120 MB are written at 6.5-7.6 GB/s, of
+// 140-250 MB at 1.8-2.0 GB/s (fresh pages; a batch-4 weight gradient of VGG-11's first classifier
+// layer, 411 MB, takes 200 ms for 0.8 GFLOP): a step, whose fitted steepness b sits at its bound
+// of 64. On the dev VM (PyTorch 1.13 on Debian's ATLAS) a fit finds blocks of 48 and vectors
 // of 4 floats: 337 x 3191 x 32 runs at 41 GFLOP/s, 337 x 3191 x 30 at 10, and k = 73 (48 + 25,
 // misaligned) at half the rate of k = 72. A smooth rate curve cannot follow that sawtooth; this
 // sum does (held-out MAPE on 1,600 sampled GEMMs: docs/fitting.md). The clean-up code along n has
@@ -68,6 +70,10 @@ struct BlockedGemm {
   /// Output size (bytes) at which writing it is halfway to large_output_slowdown (>= 1).
   double large_output_bytes = 1e12;
   double large_output_slowdown = 1;
+  /// How sharply packing slows once rows pass long_row_bytes, and writing once outputs pass
+  /// large_output_bytes: the exponent of r above (4 in profiles that do not give them).
+  double long_row_steepness = 4;
+  double large_output_steepness = 4;
   double call_overhead_s = 0;
   /// The element type it was fitted on; GEMMs of other types are priced by the tiled model.
   DType dtype = DType::f32;
@@ -89,10 +95,8 @@ inline bool misaligned(std::int64_t dimension, std::int64_t vector_width, std::i
 /// p[0] log block_flops, p[1..7] log partial_efficiency, p[8..10] log misaligned_slowdown (m, n,
 /// k), p[11] log operand_bandwidth, p[12] log output_bandwidth, p[13] log call_overhead_s,
 /// p[14] log long_row_bytes, p[15..18] log(long_row_slowdown - 1), p[19] log large_output_bytes,
-/// p[20] log(large_output_slowdown - 1).
-constexpr int kBlockedGemmParameters = 21;
-// How sharply packing and writing slow once rows or outputs pass their sizes (the exponent of r).
-constexpr double kLongRowSteepness = 4;
+/// p[20] log(large_output_slowdown - 1), p[21] log long_row_steepness, p[22] log large_output_steepness.
+constexpr int kBlockedGemmParameters = 23;
 /// A model's continuous parameters in that form, and back (block, widths and type kept).
 std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
 BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
@@ -131,11 +135,11 @@ T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vect
   const int layout[2] = {g.trans_a ? 1 : 0, g.trans_b ? 3 : 2};
   T packing = T(0);
   for (int x = 0; x < 2; ++x) {
-    const T r = pow(T(row_bytes[x]) * exp(-p[14]), kLongRowSteepness);
+    const T r = pow(T(row_bytes[x]) * exp(-p[14]), exp(p[21]));
     packing += operand_bytes[x] * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r));
   }
   const double output_bytes = batch * m * n * element_bytes;
-  const T r = pow(T(output_bytes) * exp(-p[19]), kLongRowSteepness);
+  const T r = pow(T(output_bytes) * exp(-p[19]), exp(p[22]));
   const T memory = packing * exp(-p[11]) + output_bytes * (T(1) + exp(p[20]) * r / (T(1) + r)) * exp(-p[12]);
   if (parts) parts[0] = compute, parts[1] = memory;
   return compute + memory + exp(p[13]);

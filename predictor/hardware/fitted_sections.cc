@@ -196,8 +196,8 @@ nlohmann::json blocked_gemm_section(const BlockedGemm& b) {
           {"partial_efficiency", b.partial_efficiency}, {"misaligned_slowdown", b.misaligned_slowdown},
           {"operand_bandwidth", b.operand_bandwidth}, {"long_row_bytes", b.long_row_bytes}, {"long_row_slowdown", b.long_row_slowdown},
           {"output_bandwidth", b.output_bandwidth}, {"large_output_bytes", b.large_output_bytes},
-          {"large_output_slowdown", b.large_output_slowdown},
-          {"call_overhead_s", b.call_overhead_s}, {"dtype", std::string(dtype_name(b.dtype))}};
+          {"large_output_slowdown", b.large_output_slowdown}, {"long_row_steepness", b.long_row_steepness},
+          {"large_output_steepness", b.large_output_steepness}, {"call_overhead_s", b.call_overhead_s}, {"dtype", std::string(dtype_name(b.dtype))}};
 }
 
 BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string& where) {
@@ -235,6 +235,12 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
   b.output_bandwidth = r.positive("output_bandwidth");
   b.large_output_bytes = r.positive("large_output_bytes");
   b.large_output_slowdown = read_slowdown(r, "large_output_slowdown");
+  // Optional: profiles fitted before the edges' steepness was fitted used 4 for both.
+  for (auto [key, out] : {std::pair{"long_row_steepness", &b.long_row_steepness}, std::pair{"large_output_steepness", &b.large_output_steepness}})
+    if (r.has(key)) {
+      *out = r.positive(key);
+      if (*out > 1e3) r.fail(key, "must be in (0, 1000], is " + std::to_string(*out));
+    }
   b.call_overhead_s = r.positive("call_overhead_s");
   b.dtype = read_dtype(r);
   r.check_unknown();

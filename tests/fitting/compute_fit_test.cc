@@ -241,6 +241,44 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   CHECK_FALSE(fit_analytic(gpu, smooth).device.blocked_gemm.enabled());
 }
 
+TEST_CASE("The analytic family fits how sharp the large-output edge is", "[fitting][compute]") {
+  // Outputs written at one rate up to ~100 MB and 4x slower beyond within a few percent of size
+  // (fresh pages on the dev VM: 80 MB at 7 GB/s, 150 MB at 2 GB/s). A gentle edge fixed at
+  // exponent 4 prices both sides wrong; the fitted one follows.
+  BlockedGemm truth;
+  truth.block = 32, truth.vector_width = 4, truth.block_flops = 40e9;
+  truth.partial_efficiency = {0.6, 0.5, 0.9, 0.7, 0.6, 0.5, 0.4};
+  truth.misaligned_slowdown = {1.0, 2.0, 2.0};
+  truth.operand_bandwidth = 8e9, truth.long_row_bytes = 8192, truth.long_row_slowdown = {1.2, 1.05, 1.5, 2.5};
+  truth.output_bandwidth = 10e9, truth.large_output_bytes = 1e8, truth.large_output_slowdown = 4, truth.large_output_steepness = 40;
+  truth.call_overhead_s = 10e-6;
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  const auto log_uniform = [&](double low, double high) {
+    return static_cast<std::int64_t>(std::exp(std::log(low) + (rng() % 1000) / 1000.0 * std::log(high / low)));
+  };
+  ComputeData data;
+  data.threads = 1;
+  while (data.samples.size() < 500) {
+    // Half ordinary GEMMs, half thin ones (k up to 8) with outputs of 10-400 MB.
+    const bool thin = data.samples.size() % 2 == 1;
+    GemmShape g{log_uniform(2, 4000), log_uniform(2, 4000), log_uniform(2, 4000), 1, rng() % 2 == 0, rng() % 2 == 0};
+    if (thin) g.m = log_uniform(500, 20000), g.k = log_uniform(1, 9), g.n = log_uniform(2.5e6, 1e8) / g.m;
+    if (g.n < 1 || 2.0 * g.m * g.n * g.k > 2e9) continue;
+    data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", truth.seconds(g, 4) * std::exp(noise(rng))});
+  }
+  const BlockedGemm b = fit_analytic(find_hardware_profile("cpu").device, data).device.blocked_gemm;
+  REQUIRE(b.enabled());
+  INFO("edge at " << b.large_output_bytes << " bytes, slowdown " << b.large_output_slowdown << ", steepness " << b.large_output_steepness);
+  CHECK(b.large_output_steepness > 16);
+  CHECK(b.large_output_bytes == Approx(1e8).epsilon(0.1));
+  // Just below and just above the edge: 4096 x 5000 and 4096 x 7000 outputs, k = 4.
+  for (const std::int64_t n : {5000, 7000}) {
+    const GemmShape g{4096, n, 4, 1, true, false};
+    CHECK(b.seconds(g, 4) == Approx(truth.seconds(g, 4)).epsilon(0.1));
+  }
+}
+
 TEST_CASE("The analytic family finds a convolution library's lanes, paths and traffic", "[fitting][compute]") {
   DirectConv truth;
   truth.lanes = 8, truth.rate = {60e9, 45e9, 20e9, 4e9}, truth.input_fill_exponent = 1.0, truth.output_fill_exponent = 0.5;

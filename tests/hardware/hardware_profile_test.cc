@@ -115,9 +115,31 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   CHECK(load_hardware_profile(cleanup).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 6, 0});
   const std::string old = write_variant("old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"].erase("cleanup_width");
+    for (const char* key : {"cleanup_width", "long_row_steepness", "large_output_steepness"}) j["device"]["efficiency"]["blocked_gemm"].erase(key);
   });
   CHECK(load_hardware_profile(old).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 0, 0});
+  // The edges' steepness: read back (a sharper output edge prices a 200 MB output differently);
+  // profiles written before it was fitted have 4 for both; a zero or absurd one is named.
+  b.long_row_steepness = 11, b.large_output_steepness = 60;
+  const std::string steep = write_variant("steep", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const BlockedGemm read_steep = load_hardware_profile(steep).device.blocked_gemm;
+  CHECK(read_steep.long_row_steepness == 11);
+  CHECK(read_steep.large_output_steepness == 60);
+  const GemmShape wide{4096, 12000, 4, 1, true, false};
+  CHECK(read_steep.seconds(wide, 4) == Approx(b.seconds(wide, 4)));
+  CHECK(read_steep.seconds(wide, 4) != Approx(hw.device.blocked_gemm.seconds(wide, 4)).epsilon(0.01));
+  CHECK(load_hardware_profile(old).device.blocked_gemm.large_output_steepness == 4);
+  CHECK(load_hardware_profile(old).device.blocked_gemm.long_row_steepness == 4);
+  const std::string flat = write_variant("flat", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["large_output_steepness"] = 0;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(flat), Catch::Contains("field 'large_output_steepness'"));
+  const std::string absurd = write_variant("absurd", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["long_row_steepness"] = 1e6;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(absurd), Catch::Contains("field 'long_row_steepness' must be in (0, 1000]"));
   const std::string negative = write_variant("negative", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
     j["device"]["efficiency"]["blocked_gemm"]["cleanup_width"][2] = -3;
