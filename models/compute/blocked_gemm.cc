@@ -19,6 +19,7 @@ std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& m) 
   p[20] = std::log(std::max(m.large_output_slowdown - 1, 1e-12));
   p[21] = std::log(m.long_row_steepness);
   p[22] = std::log(m.large_output_steepness);
+  for (int x = 1; x < 4; ++x) p[22 + x] = std::log(m.layout_packing[x]);
   return p;
 }
 
@@ -35,6 +36,7 @@ BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
   m.large_output_slowdown = 1 + std::exp(p[20]);
   m.long_row_steepness = std::exp(p[21]);
   m.large_output_steepness = std::exp(p[22]);
+  for (int x = 1; x < 4; ++x) m.layout_packing[x] = std::exp(p[22 + x]);
   return m;
 }
 

@@ -204,6 +204,7 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   truth.misaligned_slowdown = {1.0, 3.0, 2.5};
   truth.cleanup_width = {0, 6, 0};  // n leftovers of 6, 18 or 30 run vectorised too
   truth.operand_bandwidth = 8e9, truth.long_row_bytes = 8192, truth.long_row_slowdown = {1.2, 1.05, 1.5, 2.5};
+  truth.layout_packing = {1, 1, 1.6, 1};  // B stored [k, n] packs slower, as on the dev VM
   truth.output_bandwidth = 12e9, truth.call_overhead_s = 10e-6;
   std::mt19937_64 rng(9);
   std::normal_distribution<double> noise(0.0, 0.02);
@@ -226,6 +227,8 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   CHECK(b.misaligned_slowdown[1] == Approx(3.0).epsilon(0.15));
   INFO("long rows from " << b.long_row_bytes << " bytes: " << b.long_row_slowdown[0] << " " << b.long_row_slowdown[1] << " " << b.long_row_slowdown[2] << " " << b.long_row_slowdown[3] );
   CHECK(b.long_row_slowdown[3] == Approx(2.5).epsilon(0.15));
+  CHECK(b.layout_packing[2] == Approx(1.6).epsilon(0.15));
+  CHECK(b.layout_packing[1] == Approx(1.0).epsilon(0.15));
   REQUIRE(f.choices.size() == 1);
   CHECK(f.choices[0].kernel_class == "gemm");
   CHECK(f.choices[0].kept);

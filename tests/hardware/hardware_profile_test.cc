@@ -115,7 +115,7 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   CHECK(load_hardware_profile(cleanup).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 6, 0});
   const std::string old = write_variant("old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    for (const char* key : {"cleanup_width", "long_row_steepness", "large_output_steepness"}) j["device"]["efficiency"]["blocked_gemm"].erase(key);
+    for (const char* key : {"cleanup_width", "long_row_steepness", "large_output_steepness", "layout_packing"}) j["device"]["efficiency"]["blocked_gemm"].erase(key);
   });
   CHECK(load_hardware_profile(old).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 0, 0});
   // The edges' steepness: read back (a sharper output edge prices a 200 MB output differently);
@@ -140,6 +140,17 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
     j["device"]["efficiency"]["blocked_gemm"]["long_row_steepness"] = 1e6;
   });
   CHECK_THROWS_WITH(load_hardware_profile(absurd), Catch::Contains("field 'long_row_steepness' must be in (0, 1000]"));
+  // Packing per layout: read back; absent, one rate for all; the reference layout's factor is 1.
+  b.layout_packing = {1, 0.9, 1.25, 1};
+  const std::string layouts = write_variant("layouts", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const GemmShape streamed{4, 4096, 4096, 1, false, false};  // B stored [k, n]
+  CHECK(load_hardware_profile(layouts).device.blocked_gemm.seconds(streamed, 4) == Approx(b.seconds(streamed, 4)));
+  CHECK(load_hardware_profile(old).device.blocked_gemm.layout_packing == std::array<double, 4>{1, 1, 1, 1});
+  const std::string reference = write_variant("reference", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["layout_packing"][0] = 2;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(reference), Catch::Contains("field 'layout_packing' element 0"));
   const std::string negative = write_variant("negative", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
     j["device"]["efficiency"]["blocked_gemm"]["cleanup_width"][2] = -3;
