@@ -168,9 +168,21 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
               << " fitted as the per-image GEMMs " << data.library << " runs them as (class per_image_gemm; models/compute/conv_as_gemm.h)\n";
   std::cout << data.samples.size() << " compute measurements (GEMMs, convolutions, memory passes) from " << data.host << " (" << data.device << ")\n\n";
   const fitting::AnalyticFit analytic = fitting::fit_analytic(device, data);
+  // Run-to-run noise where several files timed the same kernels: the floor any model's error has
+  // on single runs (as the collectives' table gives it).
+  std::map<std::string, std::vector<double>> spreads_of;
+  for (const fitting::ComputeSample& smp : data.samples)
+    if (smp.runs > 1) spreads_of[smp.kernel_class].push_back(smp.run_spread);
+  const auto noise = [&](const std::string& cls) {
+    const auto it = spreads_of.find(cls);
+    if (it == spreads_of.end()) return std::string("-");
+    return pct(100 * std::accumulate(it->second.begin(), it->second.end(), 0.0) / static_cast<double>(it->second.size())) + " (" +
+           std::to_string(it->second.size()) + ")";
+  };
   std::cout << "compute: held-out error (%), 5 folds over the measured shapes; weighted: sum |error| / sum time, which picks the family\n"
             << std::left << std::setw(24) << "class" << std::setw(12) << "family" << std::right << std::setw(8) << "MAPE"
-            << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "weighted" << std::setw(10) << "in 95%" << "  features\n";
+            << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "weighted" << std::setw(10) << "in 95%" << std::setw(12) << "noise"
+            << "  features\n";
   std::vector<RegressionModel> chosen;
   // Points for the report's plots: every measurement against both fitted families.
   std::ofstream points;
@@ -183,18 +195,19 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   for (const auto& [cls, a] : analytic.held_out) {
     if (cls == "memory" || cls.rfind("pass:", 0) == 0) {
       std::cout << std::left << std::setw(24) << (cls == "memory" ? std::string("memory passes") : cls) << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
-                << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << pct(a.weighted) << std::setw(10) << "-" << "\n";
+                << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << pct(a.weighted) << std::setw(10) << "-" << std::setw(12) << noise(cls) << "\n";
       continue;
     }
     const fitting::RegressionFit r = fitting::fit_regression(cls, data.samples);
     std::cout << std::left << std::setw(24) << cls << std::setw(12) << "analytic" << std::right << std::setw(8) << pct(a.mape)
-              << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << pct(a.weighted) << std::setw(10) << "-" << "\n";
+              << std::setw(8) << pct(a.median) << std::setw(8) << pct(a.p90) << std::setw(10) << pct(a.weighted) << std::setw(10) << "-" << std::setw(12) << noise(cls) << "\n";
     std::string features;
     for (const std::string& f : r.model.features) features += (features.empty() ? "" : " ") + f;
     std::cout << std::left << std::setw(24) << cls << std::setw(12) << "regression" << std::right << std::setw(8)
               << (r.held_out.count ? pct(r.held_out.mape) : "-") << std::setw(8) << (r.held_out.count ? pct(r.held_out.median) : "-")
               << std::setw(8) << (r.held_out.count ? pct(r.held_out.p90) : "-") << std::setw(10) << (r.held_out.count ? pct(r.held_out.weighted) : "-")
-              << std::setw(10) << (r.held_out.count ? pct(100 * r.held_out.coverage) : "-") << "  " << (r.converged ? features : r.message) << "\n";
+              << std::setw(10) << (r.held_out.count ? pct(100 * r.held_out.coverage) : "-") << std::setw(12) << noise(cls) << "  "
+              << (r.converged ? features : r.message) << "\n";
     // The family whose held-out times sum closest to the measured ones: an iteration is a sum of
     // kernel times, and its large kernels weigh in it as they do here. The regression must win
     // clearly: it is a surface over the sampled shapes, while the roofline's terms (peak, bytes,
@@ -212,6 +225,9 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
         if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << r.model.seconds(smp.kernel) << "," << shape << "\n";
       }
   }
+  if (!spreads_of.empty())
+    std::cout << "noise: mean (slowest - fastest) / mean over the kernels several files timed (how many), their samples the median of the runs; "
+                 "a held-out error near it is the runs' noise, not the model's\n";
   if (points.is_open()) {
     for (const fitting::ComputeSample& smp : data.samples)
       if (smp.kernel.cls != KernelClass::gemm && smp.kernel.cls != KernelClass::conv)

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
@@ -690,6 +691,8 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   std::set<std::string> hosts, devices;
   std::set<std::string> seen;
   std::map<std::string, std::pair<std::size_t, std::string>> sample_of;  // per shape: its sample and the algorithm timed
+  std::map<std::string, std::string> first_file;                        // per shape: the file that timed it first
+  std::map<std::size_t, std::vector<double>> runs_of;                    // per sample timed in several files: every run's time
   struct CoRun {
     std::string file, id;
     int processes;
@@ -751,6 +754,12 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         // heuristic's is what frameworks run by default (PyTorch without cudnn.benchmark).
         const auto kept = sample_of.find(id);
         const bool variant = kept != sample_of.end() && kept->second.second != r.algorithm;
+        if (!variant && kept != sample_of.end() && first_file[id] != file) {
+          std::vector<double>& runs = runs_of[kept->second.first];
+          if (runs.empty()) runs.push_back(d.samples[kept->second.first].seconds);
+          runs.push_back(r.timing->median);
+          continue;
+        }
         if (variant && r.algorithm.find(":heuristic:") != std::string::npos && kept->second.second.find(":heuristic:") == std::string::npos) {
           d.samples[kept->second.first].seconds = r.timing->median;
           kept->second.second = r.algorithm;
@@ -770,8 +779,16 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       d.threads = r.layout.value("threads", 0);
       d.library = r.library;
       sample_of[id] = {d.samples.size(), r.algorithm};
+      first_file[id] = file;
       d.samples.push_back({*k, cls, r.timing->median});
     }
+  }
+  for (auto& [index, runs] : runs_of) {
+    ComputeSample& s = d.samples[index];
+    const bench::Timing t = bench::summarize(runs);  // the runs as one record's repetitions, as for collectives
+    s.seconds = t.median;
+    s.runs = t.repetitions;
+    s.run_spread = (t.max - t.min) / (std::accumulate(runs.begin(), runs.end(), 0.0) / static_cast<double>(runs.size()));
   }
   const auto several = [](const std::set<std::string>& s) {
     std::string out;

@@ -27,6 +27,8 @@ struct ComputeSample {
   Kernel kernel;
   std::string kernel_class;  // regression_class()
   double seconds = 0;
+  int runs = 1;           // measurement files that timed this kernel: `seconds` is their median
+  double run_spread = 0;  // (slowest - fastest) / mean of those runs' times; 0 for one run
 };
 
 struct ComputeData {
@@ -49,8 +51,11 @@ struct ComputeData {
   std::map<std::string, std::vector<std::pair<double, double>>> op_host_seconds;
 };
 
-/// GEMM and convolution records of the files. Throws InputError for measurements of several
-/// hosts or devices, which one fit must not mix.
+/// GEMM and convolution records of the files. A shape timed again in another file is another run
+/// of it: the sample takes the median of its runs and their spread (the run-to-run noise, the
+/// floor any model's error has on single runs); timed twice in one file, the second is excluded
+/// as a duplicate. Throws InputError for measurements of several hosts or devices, which one fit
+/// must not mix.
 ComputeData load_compute_data(const std::vector<std::string>& files);
 
 /// Keeps the GEMMs and convolutions of one element type, `dtype` or by default f32 where there

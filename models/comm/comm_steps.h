@@ -24,11 +24,15 @@ struct CommStep {
   int count = 0;         // consecutive steps of this shape
   double bytes = 0;      // message size of each
   double reduced = 0;    // bytes reduced after each
+  /// Ranks sending or receiving during it; the others wait. 0: all. Where ranks share cores, a
+  /// waiting rank yields its core (Open MPI does when oversubscribed), so only the active ones
+  /// compete: recursive doubling on 3 ranks folds one rank into a partner and then runs on 2.
+  int active = 0;
 };
 
 /// Steps of `algorithm` ("ring", "recursive_doubling", "rabenseifner", "binomial_tree",
 /// "hierarchical" on one node, or "default": the library's choice, modelled as recursive doubling
-/// for lack of knowing it) on `ranks` ranks.
+/// with every rank active, for lack of knowing it) on `ranks` ranks.
 std::vector<CommStep> allreduce_steps(std::string_view algorithm, double bytes, int ranks);
 
 }  // namespace dnnperf

@@ -5,10 +5,11 @@
 //   hockney  step = alpha + k beta + r gamma                       (Hockney 1994, with reduction)
 //   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
 //   dnnperf  step = ([k < E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + max(0, k - D) b_d
-//                    + r gamma) (1 + l w_b) + x w_a,   x = max(0, p - P)
-//            call = sum of steps + x w_c
-//            l = x, or ceil(p / P) - 1 (the busiest core's extra ranks) where the fit finds that
-//            fits the algorithm better
+//                    + r gamma) (1 + l w_b) + x w_a,   x = max(0, q - P)
+//            call = sum of steps + max(0, p - P) w_c
+//            l = max(0, q - P), or ceil(q / P) - 1 (the busiest core's extra ranks); q = p, or
+//            the step's active ranks (comm_steps.h); each where the fit finds it fits the
+//            algorithm clearly better
 //
 // k: message bytes, r: bytes reduced, p: ranks. dnnperf's model adds what the classics miss on
 // real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth; a
@@ -20,7 +21,10 @@
 // (w_c per extra rank: ranks time-sharing cores enter it skewed) — how much the copies slow
 // depends on the algorithm: a ring step waits for every rank, so 3 ranks on 2 cores copy as slowly
 // as 4 (the VM: ring at 3 ranks 0.93-0.95x its time at 4 for 0.8-12 MB, not the 0.6x that counting
-// extra ranks gives), while a fold of recursive doubling keeps a rank idle — E as the library reports it
+// extra ranks gives), while a fold of recursive doubling keeps a rank idle, and a rank that waits
+// yields its core: only a step's active ranks share the cores (Rabenseifner on 3 ranks of the
+// 2-core VM takes 3.0-3.1x its 2-rank time from 1 to 16 MB, its steps' sum without any
+// oversubscription; counted over all 3 ranks it was priced up to 76% slow) — E as the library reports it
 // (MPI_T) and P as the node's CPUs where the records carry them, else chosen from the data like C
 // and D; the rest fitted.
 //
@@ -70,6 +74,9 @@ struct FittedCommModel {
   /// dnnperf: the copies slow with the busiest core's extra ranks, ceil(p / P) - 1, rather than
   /// with all extra ranks, p - P (l in the formula above).
   bool busiest_core_load = false;
+  /// dnnperf: the copies of a step compete only with its active ranks (CommStep::active) rather
+  /// than with all; ranks that wait yield their cores.
+  bool active_ranks_load = false;
   std::vector<double> covariance;  // of params, row-major; empty if unknown
   double residual_sigma = 0;       // standard deviation of log(measured / fitted)
 
@@ -97,8 +104,12 @@ T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
         break;
       }
       case CommModelKind::dnnperf: {
+        // A step waits for its peers to be scheduled among all the node's ranks (x), but copies
+        // compete only with the step's active ranks (l).
         const double excess = ranks > oversubscribed_from ? ranks - oversubscribed_from : 0.0;
-        const double load = busiest_core_load && excess > 0 ? std::ceil(ranks / oversubscribed_from) - 1 : excess;
+        const int active = active_ranks_load && s.active > 0 ? s.active : ranks;
+        const double active_excess = active > oversubscribed_from ? active - oversubscribed_from : 0.0;
+        const double load = busiest_core_load && active_excess > 0 ? std::ceil(active / oversubscribed_from) - 1 : active_excess;
         step = ((s.bytes < eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
                 (s.bytes > cache_bytes ? (s.bytes - cache_bytes) * p[4] : T(0)) +
                 (s.bytes > memory_bytes ? (s.bytes - memory_bytes) * p[8] : T(0)) + s.reduced * p[5]) *

@@ -51,6 +51,7 @@ nlohmann::json communication_section(const std::vector<FittedCommModel>& models)
       j["memory_bytes"] = finite_or_null(m.memory_bytes);
       j["oversubscribed_from_ranks"] = m.oversubscribed_from;
       j["oversubscription_load"] = m.busiest_core_load ? "busiest_core" : "extra_ranks";
+      j["oversubscribed_ranks"] = m.active_ranks_load ? "active" : "all";
     }
     out.push_back(std::move(j));
   }
@@ -104,6 +105,10 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
       // The busiest core's share divides by P: a P under one rank would price every call infinite.
       if (m.busiest_core_load && !(m.oversubscribed_from >= 1))
         r.fail("oversubscribed_from_ranks", "must be at least 1 with oversubscription_load busiest_core");
+      // Profiles fitted before the choice counted all ranks in every step.
+      const std::string ranks = r.text("oversubscribed_ranks", std::string("all"));
+      if (ranks != "all" && ranks != "active") r.fail("oversubscribed_ranks", "must be all or active, is '" + ranks + "'");
+      m.active_ranks_load = ranks == "active";
     }
     r.check_unknown();
     out.push_back(std::move(m));

@@ -381,6 +381,29 @@ TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choic
   std::filesystem::remove(path);
 }
 
+TEST_CASE("A kernel timed in several files is one sample, the median of its runs, with their spread", "[fitting][compute]") {
+  const auto gemm = [](std::int64_t m, double seconds) {
+    return h200_record(seconds, {{"op", "gemm"}, {"params", {{"m", m}, {"n", 256}, {"k", 256}, {"batch", 1}, {"trans_a", false}, {"trans_b", false}}}});
+  };
+  const std::string first = write_measurements("dnnperf_runs_1.jsonl", {gemm(128, 1.0e-4), gemm(64, 5e-5), gemm(64, 6e-5)});  // 64 twice: a duplicate
+  const std::string second = write_measurements("dnnperf_runs_2.jsonl", {gemm(128, 1.2e-4)});
+  const std::string third = write_measurements("dnnperf_runs_3.jsonl", {gemm(128, 1.1e-4), gemm(32, 3e-5)});
+  const ComputeData d = load_compute_data({first, second, third});
+  REQUIRE(d.samples.size() == 3);
+  CHECK(d.samples[0].kernel.gemm.m == 128);
+  CHECK(d.samples[0].runs == 3);
+  CHECK(d.samples[0].seconds == Approx(1.1e-4));                      // the median of 1.0, 1.2 and 1.1
+  CHECK(d.samples[0].run_spread == Approx(0.2e-4 / 1.1e-4));          // (slowest - fastest) / mean
+  CHECK(d.samples[1].runs == 1);
+  CHECK(d.samples[1].seconds == 5e-5);                                // the first of one file's two
+  CHECK(d.samples[1].run_spread == 0);
+  CHECK(d.samples[2].kernel.gemm.m == 32);
+  REQUIRE(d.excluded.size() == 1);
+  CHECK(d.excluded[0].reason == "duplicate shape");
+  CHECK_THAT(d.excluded[0].where, Catch::Contains(first + " record 3"));
+  for (const auto& f : {first, second, third}) std::filesystem::remove(f);
+}
+
 TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measurements have short and long runs", "[fitting][compute]") {
   DeviceSpec truth = find_hardware_profile("cpu").device;
   truth.memory_bandwidth = 150e9;

@@ -323,6 +323,25 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   nlohmann::json bad_load = section;
   bad_load[0]["oversubscription_load"] = "all";
   CHECK_THROWS_WITH(read_communication_section(bad_load, "bad.json: communication"), Catch::Contains("field 'oversubscription_load' must be extra_ranks or busiest_core, is 'all'"));
+  // Which ranks share the cores in a step: written and read back; older profiles: all of them.
+  FittedCommModel active = busiest;
+  active.algorithm = "rabenseifner";
+  active.active_ranks_load = true;
+  const nlohmann::json active_section = communication_section({active});
+  CHECK(active_section[0]["oversubscribed_ranks"] == "active");
+  const FittedCommModel active_back = read_communication_section(active_section, "a.json: communication").at(0);
+  CHECK(active_back.active_ranks_load);
+  CHECK(active_back.seconds(1e6, 3) == Approx(active.seconds(1e6, 3)));
+  // Rabenseifner on 3 ranks of 2 cores: a fold, then 2 ranks; counting all 3 prices it slower.
+  FittedCommModel all_ranks = active;
+  all_ranks.active_ranks_load = false;
+  CHECK(active.seconds(1e6, 3) < all_ranks.seconds(1e6, 3));
+  CHECK(active.seconds(1e6, 4) == Approx(all_ranks.seconds(1e6, 4)));  // 4 ranks: all active
+  no_load[0].erase("oversubscribed_ranks");
+  CHECK_FALSE(read_communication_section(no_load, "old.json: communication").at(0).active_ranks_load);
+  nlohmann::json bad_ranks = active_section;
+  bad_ranks[0]["oversubscribed_ranks"] = "some";
+  CHECK_THROWS_WITH(read_communication_section(bad_ranks, "bad.json: communication"), Catch::Contains("field 'oversubscribed_ranks' must be all or active, is 'some'"));
   nlohmann::json no_cores = busiest_section;
   no_cores[0]["oversubscribed_from_ranks"] = 0;
   CHECK_THROWS_WITH(read_communication_section(no_cores, "bad.json: communication"), Catch::Contains("field 'oversubscribed_from_ranks' must be at least 1"));

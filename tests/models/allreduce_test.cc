@@ -1,8 +1,11 @@
 // Each algorithm's step-by-step price against the closed forms of the literature (Thakur,
 // Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009), for powers of two and not.
 #include "models/comm/allreduce.h"
+#include "models/comm/comm_steps.h"
 
 #include <cmath>
+#include <string_view>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -101,4 +104,26 @@ TEST_CASE("best picks the cheapest algorithm: trees for small messages, rings fo
 TEST_CASE("Algorithm names round-trip", "[models][allreduce]") {
   for (AllReduceAlgorithm a : kAllReduceAlgorithms) CHECK(parse_allreduce(allreduce_name(a)) == a);
   CHECK_FALSE(parse_allreduce("bruck").has_value());
+}
+
+TEST_CASE("AllReduce steps name the ranks active in them", "[models][allreduce]") {
+  const auto actives = [](std::string_view algorithm, int p) {
+    std::vector<int> out;
+    for (const CommStep& s : allreduce_steps(algorithm, 1e6, p))
+      for (int i = 0; i < s.count; ++i) out.push_back(s.active);
+    return out;
+  };
+  // A ring works on every rank in every step (0: all).
+  CHECK(actives("ring", 3) == std::vector<int>{0, 0, 0, 0});
+  // Recursive doubling on 3 ranks: a fold (2 ranks), the butterfly on 2, the result back (2).
+  CHECK(actives("recursive_doubling", 3) == std::vector<int>{2, 2, 2});
+  // On 6: two folds at once (4 ranks), the butterfly on 4.
+  CHECK(actives("recursive_doubling", 6) == std::vector<int>{4, 4, 4, 4});
+  CHECK(actives("rabenseifner", 3) == std::vector<int>{2, 2, 2, 2});
+  CHECK(actives("rabenseifner", 4) == std::vector<int>{0, 0, 0, 0});
+  // A binomial tree on 4 ranks: 4 at the leaves, then 2; on 5: 1 -> 0 and 3 -> 2 (4), 2 -> 0, 4 -> 0.
+  CHECK(actives("binomial_tree", 4) == std::vector<int>{4, 2, 4, 2});
+  CHECK(actives("binomial_tree", 5) == std::vector<int>{4, 2, 2, 4, 2, 2});
+  // The library's own choice is unknown: every rank counts.
+  CHECK(actives("default", 3) == std::vector<int>{0, 0, 0});
 }
