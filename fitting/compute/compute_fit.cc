@@ -376,7 +376,8 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
       start, gemms, make,
       {{0, 0, rate, std::log(1e17)}, {1, 7, ln, 0.0}, {8, 10, 0.0, slow}, {11, 12, rate, std::log(1e14)}, {13, 13, std::log(1e-8), std::log(1e-2)},
        {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(1e12)}, {20, 20, ln, slow},
-       {21, 22, std::log(kSteepnessRange[0]), std::log(kSteepnessRange[1])}, {23, 25, std::log(0.2), std::log(5.0)}},
+       {21, 22, std::log(kSteepnessRange[0]), std::log(kSteepnessRange[1])}, {23, 25, std::log(0.2), std::log(5.0)},
+       {26, 26, std::log(1e6), std::log(1e12)}, {27, 27, ln, slow}},
       edge_steepness ? std::vector<int>{} : std::vector<int>{21, 22});
 }
 
@@ -422,6 +423,8 @@ std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::ve
   best.long_row_slowdown.fill(1.5);
   best.large_output_bytes = 5e7;
   best.large_output_slowdown = 2;
+  best.large_operand_bytes = 3e7;
+  best.large_operand_slowdown = 1.5;
   const BlockedGemm start = best;
   double best_cost = std::numeric_limits<double>::infinity();
   bool any = false;

@@ -20,6 +20,8 @@ std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& m) 
   p[21] = std::log(m.long_row_steepness);
   p[22] = std::log(m.large_output_steepness);
   for (int x = 1; x < 4; ++x) p[22 + x] = std::log(m.layout_packing[x]);
+  p[26] = std::log(m.large_operand_bytes);
+  p[27] = std::log(std::max(m.large_operand_slowdown - 1, 1e-12));
   return p;
 }
 
@@ -37,6 +39,8 @@ BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
   m.long_row_steepness = std::exp(p[21]);
   m.large_output_steepness = std::exp(p[22]);
   for (int x = 1; x < 4; ++x) m.layout_packing[x] = std::exp(p[22 + x]);
+  m.large_operand_bytes = std::exp(p[26]);
+  m.large_operand_slowdown = 1 + std::exp(p[27]);
   return m;
 }
 

@@ -11,13 +11,17 @@
 //         * product over the region's remainder dimensions d of
 //             (misaligned_slowdown[d] if d is a multiple of neither vector_width nor
 //              cleanup_width[d])
-//     + sum over A and B of bytes * layout_packing * long_rows(row bytes) / operand_bandwidth   (packing)
+//     + sum over A and B of bytes * layout_packing * long_rows(row bytes) * large(bytes)
+//                                                              / operand_bandwidth   (packing)
 //     + batch * m n * element_bytes * large(output bytes) / output_bandwidth   (writing C)
 //
 // Clean-up code is vectorised only where the leftover dimension fills whole vectors; elsewhere it
 // runs scalar. Packing an operand is a copy along its stored rows or a gather across them, at a
 // rate of its own per operand and layout (layout_packing, against A stored [m, k]): on the VM B
-// stored [k, n] packs 1.25x slower than A, which the batch-4 classifiers' backward GEMMs stream. Packing reads an operand a panel of rows at a time; once a panel of rows as long
+// stored [k, n] packs 1.2x slower than A, which the batch-4 classifiers' backward GEMMs stream.
+// An operand far beyond the last cache level packs slower again (large_operand, an edge like the
+// output's at exponent 4): on the VM from ~80 MB, 1.24x — GEMMs of up to 8 rows streaming B of
+// 1-16 MB were priced 15% slow and of 20-400 MB 10% fast with one rate for both. Packing reads an operand a panel of rows at a time; once a panel of rows as long
 // as the operand's stored rows no longer fits the core's cache, it slows down, by a factor of its
 // own for each operand and layout: long_rows(L) = 1 + (long_row_slowdown - 1) r^a / (1 + r^a),
 // r = L / long_row_bytes (a capacity edge; on the VM 12-14 KiB rows, 48 of them ~ the 512 KiB L2
@@ -71,6 +75,10 @@ struct BlockedGemm {
   /// Packing time per byte of each operand and layout against A stored [m, k] (index 0, always 1):
   /// a copy along stored rows and a gather across them need not run at one rate.
   std::array<double, 4> layout_packing{1, 1, 1, 1};
+  /// Operand size (bytes) at which packing it is halfway to large_operand_slowdown (>= 1): an
+  /// operand beyond the last cache level streams from memory.
+  double large_operand_bytes = 1e12;
+  double large_operand_slowdown = 1;
   double output_bandwidth = 0;   // bytes/s writing C, up to large_output_bytes
   /// Output size (bytes) at which writing it is halfway to large_output_slowdown (>= 1).
   double large_output_bytes = 1e12;
@@ -101,8 +109,8 @@ inline bool misaligned(std::int64_t dimension, std::int64_t vector_width, std::i
 /// k), p[11] log operand_bandwidth, p[12] log output_bandwidth, p[13] log call_overhead_s,
 /// p[14] log long_row_bytes, p[15..18] log(long_row_slowdown - 1), p[19] log large_output_bytes,
 /// p[20] log(large_output_slowdown - 1), p[21] log long_row_steepness, p[22] log large_output_steepness,
-/// p[23..25] log layout_packing[1..3].
-constexpr int kBlockedGemmParameters = 26;
+/// p[23..25] log layout_packing[1..3], p[26] log large_operand_bytes, p[27] log(large_operand_slowdown - 1).
+constexpr int kBlockedGemmParameters = 28;
 /// A model's continuous parameters in that form, and back (block, widths and type kept).
 std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
 BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
@@ -143,7 +151,8 @@ T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vect
   for (int x = 0; x < 2; ++x) {
     const T r = pow(T(row_bytes[x]) * exp(-p[14]), exp(p[21]));
     const T per_layout = layout[x] == 0 ? T(1) : exp(p[22 + layout[x]]);
-    packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r));
+    const T big = pow(T(operand_bytes[x]) * exp(-p[26]), 4.0);
+    packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r)) * (T(1) + exp(p[27]) * big / (T(1) + big));
   }
   const double output_bytes = batch * m * n * element_bytes;
   const T r = pow(T(output_bytes) * exp(-p[19]), exp(p[22]));

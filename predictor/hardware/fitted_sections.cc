@@ -200,7 +200,8 @@ nlohmann::json blocked_gemm_section(const BlockedGemm& b) {
   return {{"block", b.block}, {"vector_width", b.vector_width}, {"cleanup_width", b.cleanup_width}, {"block_flops", b.block_flops},
           {"partial_efficiency", b.partial_efficiency}, {"misaligned_slowdown", b.misaligned_slowdown},
           {"operand_bandwidth", b.operand_bandwidth}, {"long_row_bytes", b.long_row_bytes}, {"long_row_slowdown", b.long_row_slowdown},
-          {"layout_packing", b.layout_packing}, {"output_bandwidth", b.output_bandwidth}, {"large_output_bytes", b.large_output_bytes},
+          {"layout_packing", b.layout_packing}, {"large_operand_bytes", b.large_operand_bytes}, {"large_operand_slowdown", b.large_operand_slowdown},
+          {"output_bandwidth", b.output_bandwidth}, {"large_output_bytes", b.large_output_bytes},
           {"large_output_slowdown", b.large_output_slowdown}, {"long_row_steepness", b.long_row_steepness},
           {"large_output_steepness", b.large_output_steepness}, {"call_overhead_s", b.call_overhead_s}, {"dtype", std::string(dtype_name(b.dtype))}};
 }
@@ -240,6 +241,10 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
   if (r.has("layout_packing")) {  // optional: profiles fitted before it pack every layout at one rate
     list("layout_packing", b.layout_packing, 0.0, 1e3, "(0, 1000]");
     if (b.layout_packing[0] != 1) r.fail("layout_packing", "element 0 (A stored [m, k], the reference) must be 1, is " + std::to_string(b.layout_packing[0]));
+  }
+  if (r.has("large_operand_bytes") || r.has("large_operand_slowdown")) {  // profiles fitted before the edge have neither
+    b.large_operand_bytes = r.positive("large_operand_bytes");
+    b.large_operand_slowdown = read_slowdown(r, "large_operand_slowdown");
   }
   b.output_bandwidth = r.positive("output_bandwidth");
   b.large_output_bytes = r.positive("large_output_bytes");

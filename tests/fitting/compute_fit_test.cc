@@ -244,7 +244,7 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
   CHECK_FALSE(fit_analytic(gpu, smooth).device.blocked_gemm.enabled());
 }
 
-TEST_CASE("The analytic family fits how sharp the large-output edge is", "[fitting][compute]") {
+TEST_CASE("The analytic family fits how sharp the large-output edge is, and where large operands pack slower", "[fitting][compute]") {
   // Outputs written at one rate up to ~100 MB and 4x slower beyond within a few percent of size
   // (fresh pages on the dev VM: 80 MB at 7 GB/s, 150 MB at 2 GB/s). A gentle edge fixed at
   // exponent 4 prices both sides wrong; the fitted one follows.
@@ -254,6 +254,9 @@ TEST_CASE("The analytic family fits how sharp the large-output edge is", "[fitti
   truth.misaligned_slowdown = {1.0, 2.0, 2.0};
   truth.operand_bandwidth = 8e9, truth.long_row_bytes = 8192, truth.long_row_slowdown = {1.2, 1.05, 1.5, 2.5};
   truth.output_bandwidth = 10e9, truth.large_output_bytes = 1e8, truth.large_output_slowdown = 4, truth.large_output_steepness = 40;
+  // And operands beyond 50 MB pack 2x slower (from memory): what a batch-4 classifier's
+  // weights, streamed by a GEMM of 4 rows, show.
+  truth.large_operand_bytes = 5e7, truth.large_operand_slowdown = 2.0;
   truth.call_overhead_s = 10e-6;
   std::mt19937_64 rng(21);
   std::normal_distribution<double> noise(0.0, 0.02);
@@ -262,11 +265,13 @@ TEST_CASE("The analytic family fits how sharp the large-output edge is", "[fitti
   };
   ComputeData data;
   data.threads = 1;
-  while (data.samples.size() < 500) {
-    // Half ordinary GEMMs, half thin ones (k up to 8) with outputs of 10-400 MB.
-    const bool thin = data.samples.size() % 2 == 1;
+  while (data.samples.size() < 600) {
+    // A third each: ordinary GEMMs, thin ones (k up to 8) with outputs of 10-400 MB, and ones of
+    // up to 8 rows streaming B of 1-400 MB.
+    const std::size_t kind = data.samples.size() % 3;
     GemmShape g{log_uniform(2, 4000), log_uniform(2, 4000), log_uniform(2, 4000), 1, rng() % 2 == 0, rng() % 2 == 0};
-    if (thin) g.m = log_uniform(500, 20000), g.k = log_uniform(1, 9), g.n = log_uniform(2.5e6, 1e8) / g.m;
+    if (kind == 1) g.m = log_uniform(500, 20000), g.k = log_uniform(1, 9), g.n = log_uniform(2.5e6, 1e8) / g.m;
+    if (kind == 2) g.m = log_uniform(1, 9), g.k = log_uniform(200, 20000), g.n = log_uniform(2.5e5, 1e8) / g.k;
     if (g.n < 1 || 2.0 * g.m * g.n * g.k > 2e9) continue;
     data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", truth.seconds(g, 4) * std::exp(noise(rng))});
   }
@@ -275,6 +280,9 @@ TEST_CASE("The analytic family fits how sharp the large-output edge is", "[fitti
   INFO("edge at " << b.large_output_bytes << " bytes, slowdown " << b.large_output_slowdown << ", steepness " << b.large_output_steepness);
   CHECK(b.large_output_steepness > 16);
   CHECK(b.large_output_bytes == Approx(1e8).epsilon(0.1));
+  INFO("operands from " << b.large_operand_bytes << " bytes " << b.large_operand_slowdown << "x slower");
+  CHECK(b.large_operand_bytes == Approx(5e7).epsilon(0.25));
+  CHECK(b.large_operand_slowdown == Approx(2.0).epsilon(0.15));
   // Just below and just above the edge: 4096 x 5000 and 4096 x 7000 outputs, k = 4.
   for (const std::int64_t n : {5000, 7000}) {
     const GemmShape g{4096, n, 4, 1, true, false};

@@ -115,7 +115,8 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   CHECK(load_hardware_profile(cleanup).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 6, 0});
   const std::string old = write_variant("old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    for (const char* key : {"cleanup_width", "long_row_steepness", "large_output_steepness", "layout_packing"}) j["device"]["efficiency"]["blocked_gemm"].erase(key);
+    for (const char* key : {"cleanup_width", "long_row_steepness", "large_output_steepness", "layout_packing", "large_operand_bytes", "large_operand_slowdown"})
+      j["device"]["efficiency"]["blocked_gemm"].erase(key);
   });
   CHECK(load_hardware_profile(old).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 0, 0});
   // The edges' steepness: read back (a sharper output edge prices a 200 MB output differently);
@@ -151,6 +152,17 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
     j["device"]["efficiency"]["blocked_gemm"]["layout_packing"][0] = 2;
   });
   CHECK_THROWS_WITH(load_hardware_profile(reference), Catch::Contains("field 'layout_packing' element 0"));
+  // The large-operand edge: read back; absent, none; a slowdown under 1 is named.
+  b.large_operand_bytes = 8e7, b.large_operand_slowdown = 1.25;
+  const std::string operands = write_variant("operands", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const GemmShape classifier{4, 25088, 4096, 1, false, false};  // 411 MB of B
+  CHECK(load_hardware_profile(operands).device.blocked_gemm.seconds(classifier, 4) == Approx(b.seconds(classifier, 4)));
+  CHECK(load_hardware_profile(old).device.blocked_gemm.large_operand_slowdown == 1);
+  const std::string faster = write_variant("faster", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+    j["device"]["efficiency"]["blocked_gemm"]["large_operand_slowdown"] = 0.5;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(faster), Catch::Contains("large_operand_slowdown"));
   const std::string negative = write_variant("negative", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
     j["device"]["efficiency"]["blocked_gemm"]["cleanup_width"][2] = -3;
