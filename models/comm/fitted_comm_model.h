@@ -5,7 +5,7 @@
 //   hockney  step = alpha + k beta + r gamma                       (Hockney 1994, with reduction)
 //   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
 //   dnnperf  step = ([k < E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + max(0, k - D) b_d
-//                    + r gamma) (1 + l w_b) + x w_a,   x = max(0, q - P)
+//                    + r gamma) (1 + l w_b) + x w_a,   x = max(0, p - P)
 //            call = sum of steps + max(0, p - P) w_c
 //            l = max(0, q - P), or ceil(q / P) - 1 (the busiest core's extra ranks); q = p, or
 //            the step's active ranks (comm_steps.h); each where the fit finds it fits the
