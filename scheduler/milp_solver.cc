@@ -178,7 +178,7 @@ MilpResult MilpProblem::solve(double time_limit_s, const std::vector<double>& st
     return result;
   }
   result.values.resize(n);
-  std::memcpy(result.values.data(), p, n * sizeof(double));
+  if (n > 0) std::memcpy(result.values.data(), p, n * sizeof(double));  // no solution: no values (and data() may be null)
   result.status = static_cast<MilpResult::Status>(status);
   return result;
 }
