@@ -104,25 +104,31 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   b.block = 48, b.vector_width = 4, b.block_flops = 5e10, b.partial_efficiency = {0.6, 0.5, 1, 0.9, 0.6, 0.5, 1};
   b.misaligned_slowdown = {1, 2.4, 2.7}, b.operand_bandwidth = 7e9, b.long_row_bytes = 13000, b.long_row_slowdown = {1.4, 1, 1.2, 2.7};
   b.output_bandwidth = 1.3e10, b.large_output_bytes = 1.6e8, b.large_output_slowdown = 6.8, b.call_overhead_s = 1.5e-5;
-  const std::string good = write_variant("blocked", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  // A profile whose blocked GEMM section is b's as it stands, then `edit`ed.
+  const auto blocked_variant = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit = {}) {
+    return write_variant(name, [&](nlohmann::json& j) {
+      j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+      if (edit) edit(j["device"]["efficiency"]["blocked_gemm"]);
+    });
+  };
+  const std::string good = blocked_variant("blocked");
   const HardwareProfile hw = load_hardware_profile(good);
   const GemmShape g{4, 4096, 9216, 1, false, true};
   CHECK(hw.device.blocked_gemm.seconds(g, 4) == Approx(b.seconds(g, 4)));
   CHECK(hw.device.blocked_gemm.long_row_slowdown[3] == 2.7);
   // The clean-up code's second width: read back; profiles written before it have none.
   b.cleanup_width = {0, 6, 0};
-  const std::string cleanup = write_variant("cleanup", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const std::string cleanup = blocked_variant("cleanup");
   CHECK(load_hardware_profile(cleanup).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 6, 0});
-  const std::string old = write_variant("old", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
+  const std::string old = blocked_variant("old", [](nlohmann::json& section) {
     for (const char* key : {"cleanup_width", "long_row_steepness", "large_output_steepness", "layout_packing", "large_operand_bytes", "large_operand_slowdown"})
-      j["device"]["efficiency"]["blocked_gemm"].erase(key);
+      section.erase(key);
   });
   CHECK(load_hardware_profile(old).device.blocked_gemm.cleanup_width == std::array<std::int64_t, 3>{0, 0, 0});
   // The edges' steepness: read back (a sharper output edge prices a 200 MB output differently);
   // profiles written before it was fitted have 4 for both; a zero or absurd one is named.
   b.long_row_steepness = 11, b.large_output_steepness = 60;
-  const std::string steep = write_variant("steep", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const std::string steep = blocked_variant("steep");
   const BlockedGemm read_steep = load_hardware_profile(steep).device.blocked_gemm;
   CHECK(read_steep.long_row_steepness == 11);
   CHECK(read_steep.large_output_steepness == 60);
@@ -131,56 +137,48 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   CHECK(read_steep.seconds(wide, 4) != Approx(hw.device.blocked_gemm.seconds(wide, 4)).epsilon(0.01));
   CHECK(load_hardware_profile(old).device.blocked_gemm.large_output_steepness == 4);
   CHECK(load_hardware_profile(old).device.blocked_gemm.long_row_steepness == 4);
-  const std::string flat = write_variant("flat", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["large_output_steepness"] = 0;
+  const std::string flat = blocked_variant("flat", [](nlohmann::json& section) {
+    section["large_output_steepness"] = 0;
   });
   CHECK_THROWS_WITH(load_hardware_profile(flat), Catch::Contains("field 'large_output_steepness'"));
-  const std::string absurd = write_variant("absurd", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["long_row_steepness"] = 1e6;
+  const std::string absurd = blocked_variant("absurd", [](nlohmann::json& section) {
+    section["long_row_steepness"] = 1e6;
   });
   CHECK_THROWS_WITH(load_hardware_profile(absurd), Catch::Contains("field 'long_row_steepness' must be in (0, 1000]"));
   // Packing per layout: read back; absent, one rate for all; the reference layout's factor is 1.
   b.layout_packing = {1, 0.9, 1.25, 1};
-  const std::string layouts = write_variant("layouts", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const std::string layouts = blocked_variant("layouts");
   const GemmShape streamed{4, 4096, 4096, 1, false, false};  // B stored [k, n]
   CHECK(load_hardware_profile(layouts).device.blocked_gemm.seconds(streamed, 4) == Approx(b.seconds(streamed, 4)));
   CHECK(load_hardware_profile(old).device.blocked_gemm.layout_packing == std::array<double, 4>{1, 1, 1, 1});
-  const std::string reference = write_variant("reference", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["layout_packing"][0] = 2;
+  const std::string reference = blocked_variant("reference", [](nlohmann::json& section) {
+    section["layout_packing"][0] = 2;
   });
   CHECK_THROWS_WITH(load_hardware_profile(reference), Catch::Contains("field 'layout_packing' element 0"));
   // The large-operand edge: read back; absent, none; a slowdown under 1 is named.
   b.large_operand_bytes = 8e7, b.large_operand_slowdown = 1.25;
-  const std::string operands = write_variant("operands", [&](nlohmann::json& j) { j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b); });
+  const std::string operands = blocked_variant("operands");
   const GemmShape classifier{4, 25088, 4096, 1, false, false};  // 411 MB of B
   CHECK(load_hardware_profile(operands).device.blocked_gemm.seconds(classifier, 4) == Approx(b.seconds(classifier, 4)));
   CHECK(load_hardware_profile(old).device.blocked_gemm.large_operand_slowdown == 1);
-  const std::string faster = write_variant("faster", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["large_operand_slowdown"] = 0.5;
+  const std::string faster = blocked_variant("faster", [](nlohmann::json& section) {
+    section["large_operand_slowdown"] = 0.5;
   });
   CHECK_THROWS_WITH(load_hardware_profile(faster), Catch::Contains("large_operand_slowdown"));
-  const std::string negative = write_variant("negative", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["cleanup_width"][2] = -3;
+  const std::string negative = blocked_variant("negative", [](nlohmann::json& section) {
+    section["cleanup_width"][2] = -3;
   });
   CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("field 'cleanup_width' element 2 must be an integer >= 0"));
-  const std::string partial = write_variant("partial", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["partial_efficiency"][2] = 1.5;
+  const std::string partial = blocked_variant("partial", [](nlohmann::json& section) {
+    section["partial_efficiency"][2] = 1.5;
   });
   CHECK_THROWS_WITH(load_hardware_profile(partial), Catch::Contains("efficiency.blocked_gemm: field 'partial_efficiency' element 2 must be in (0, 1]"));
-  const std::string rows = write_variant("rows", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"]["long_row_slowdown"] = {1, 2};
+  const std::string rows = blocked_variant("rows", [](nlohmann::json& section) {
+    section["long_row_slowdown"] = {1, 2};
   });
   CHECK_THROWS_WITH(load_hardware_profile(rows), Catch::Contains("field 'long_row_slowdown' must be a list of 4 numbers"));
-  const std::string block = write_variant("block", [&](nlohmann::json& j) {
-    j["device"]["efficiency"]["blocked_gemm"] = blocked_gemm_section(b);
-    j["device"]["efficiency"]["blocked_gemm"].erase("block");
+  const std::string block = blocked_variant("block", [](nlohmann::json& section) {
+    section.erase("block");
   });
   CHECK_THROWS_WITH(load_hardware_profile(block), Catch::Contains("efficiency.blocked_gemm: field 'block' is required"));
 }
