@@ -488,18 +488,37 @@ struct DirectConvResidual {
 
 constexpr std::int64_t kLaneCandidates[] = {1, 4, 8, 16, 32};
 
+/// The fewest measurements on oneDNN's im2col-and-GEMM fallback that price it (four parameters of
+/// its own); with fewer those shapes are priced on the path they took before it.
+constexpr std::size_t kGemmPathSamples = 10;
+
 /// The fit for one lane width. A path the data never takes keeps its start (Ceres sees no
 /// gradient); the rest stay physical: partly filled lanes never speed anything up.
-std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const DirectConv& start, const std::vector<const ComputeSample*>& convs) {
+std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const DirectConv& start, Phase phase, const std::vector<const ComputeSample*>& convs) {
   const auto make = [&](const ComputeSample& s) {
-    return DirectConvResidual{s.kernel.conv, conv_path(s.kernel.conv), start.lanes, static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
+    return DirectConvResidual{s.kernel.conv, start.priced_path(s.kernel.conv, phase), start.lanes, static_cast<double>(dtype_bytes(s.kernel.dtype)),
+                              std::log(s.seconds)};
   };
-  const double rate = std::log(1e6);
+  using I = DirectConvIndex;
+  constexpr int last_path = kConvPaths - 1;
+  const double rate = std::log(1e6), slow = std::log(100.0);
   return solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
       start, convs, make,
-      {{0, 3, rate, std::log(1e17)}, {4, 5, 0.0, 4.0}, {6, 6, -2.0, 2.0}, {7, 15, rate, std::log(1e14)}, {16, 16, std::log(1e-8), std::log(1e-2)},
-       {17, 17, std::log(1e5), std::log(1e12)}, {18, 18, std::log(1e-3), std::log(100.0)}, {19, 19, 0.0, 4.0},
-       {20, 23, -1.0, 2.0}, {24, 24, std::log(1e5), std::log(1e12)}, {25, 25, std::log(1e-3), std::log(100.0)}, {26, 26, -2.0, 2.0}});
+      {{I::rate, I::rate + last_path, rate, std::log(1e17)},
+       {I::input_fill_exponent, I::output_fill_exponent, 0.0, 4.0},
+       {I::window_exponent, I::window_exponent, -2.0, 2.0},
+       {I::input_bandwidth, I::input_bandwidth + last_path, rate, std::log(1e14)},
+       {I::weight_bandwidth, I::weight_bandwidth, rate, std::log(1e14)},
+       {I::output_bandwidth, I::output_bandwidth + last_path, rate, std::log(1e14)},
+       {I::call_overhead, I::call_overhead, std::log(1e-8), std::log(1e-2)},
+       {I::large_bytes, I::large_bytes, std::log(1e5), std::log(1e12)},
+       {I::large_slowdown, I::large_slowdown, std::log(1e-3), slow},
+       {I::narrow_input_fill_exponent, I::narrow_input_fill_exponent, 0.0, 4.0},
+       {I::stride_exponent, I::stride_exponent + last_path, -1.0, 2.0},
+       {I::large_weight_bytes, I::large_weight_bytes, std::log(1e5), std::log(1e12)},
+       {I::large_weight_slowdown, I::large_weight_slowdown, std::log(1e-3), slow},
+       {I::depthwise_window_exponent, I::depthwise_window_exponent, -2.0, 2.0},
+       {I::image_call, I::image_call, std::log(1e-9), std::log(1e-3)}});
 }
 
 /// The direct model of one direction's training convolutions of the most measured element type:
@@ -512,12 +531,16 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
   const std::vector<const ComputeSample*>& convs = most->second;
   if (refit) {
     if (!refit->enabled() || refit->dtype != most->first) return std::nullopt;
-    const auto fit = solve_direct_conv_once(*refit, convs);
+    const auto fit = solve_direct_conv_once(*refit, phase, convs);
     return fit ? std::optional<DirectConv>(fit->second) : std::nullopt;
   }
+  std::size_t on_gemm_path = 0;
+  for (const ComputeSample* s : convs) on_gemm_path += conv_path(s->kernel.conv, phase) == ConvPath::gemm;
   const auto start_at = [&](std::int64_t lanes, double rate, double bandwidth) {
     DirectConv d;
     d.dtype = most->first;
+    d.gemm_path = on_gemm_path >= kGemmPathSamples;
+    d.image_call_s = 1e-7;
     d.lanes = lanes;
     d.rate.fill(rate);
     d.input_bandwidth.fill(bandwidth);
@@ -532,7 +555,7 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
   };
   std::optional<std::pair<double, DirectConv>> best;
   const auto consider = [&](const DirectConv& start) {
-    if (const auto fit = solve_direct_conv_once(start, convs); fit && (!best || fit->first < best->first)) best = fit;
+    if (const auto fit = solve_direct_conv_once(start, phase, convs); fit && (!best || fit->first < best->first)) best = fit;
   };
   for (const std::int64_t lanes : kLaneCandidates) consider(start_at(lanes, 1e10, 1e10));
   if (!best) return std::nullopt;

@@ -86,12 +86,12 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     const DirectConv& d = device_.direct_conv[static_cast<int>(k.phase)];
     if (d.enabled() && k.dtype == d.dtype) {
       double parts[2];
-      c.seconds = d.seconds(k.conv, dtype_bytes(k.dtype), parts);
+      c.seconds = d.seconds(k.conv, k.phase, dtype_bytes(k.dtype), parts);
       c.launch_seconds = d.call_overhead_s;
       if (const double saved = shared_call_seconds(d, k); saved > 0) c.seconds -= saved, c.launch_seconds = 0;  // its input gradient's call made it
       c.compute_seconds = parts[0];
       c.memory_seconds = parts[1];
-      c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(conv_path(k.conv))]);
+      c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(d.priced_path(k.conv, k.phase))]);
       c.memory_efficiency = 1.0;
       return c;
     }

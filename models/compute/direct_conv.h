@@ -29,9 +29,21 @@
 // 2048x2048x3x3 weight gradient (151 MB) at batch 6 takes 215 ms, 5x what its traffic at the rate
 // of a 9 MB filter would. Without the term a fit lowers weight_bandwidth for those few and prices
 // the many layers of 1-10 MB filters 20-30% slow (ResNet-18's at 64x64). Each direction
-// takes one of four code paths with rates and traffic of its own: direct (the general kernel),
-// pointwise (1x1, groups 1), native (PyTorch's CPU backend runs 1x1 unstrided at batches under 16,
-// and single small images, as im2col and GEMM, not through oneDNN) and depthwise (groups > 1).
+// takes one of five code paths with rates and traffic of its own (conv_path): direct (the general
+// kernel), pointwise (1x1), native (PyTorch's CPU backend runs 1x1 unstrided at batches under 16,
+// and single small images, as im2col and GEMM, not through oneDNN), depthwise, and gemm: oneDNN's
+// own im2col and GEMM, which it falls back to where no JIT kernel takes the shape. The two
+// im2col paths (native and gemm) run one GEMM per image and group, and pay for each call:
+//
+//   + N groups image_call           (native and gemm paths)
+//
+// and the gemm path has no window exponent and no input lanes to fill (its GEMM's rows are the
+// output channels of a group: a depthwise one fills one lane of a vector).
+// A depthwise 5x5 or 7x7 weight gradient goes that way (oneDNN's depthwise kernel for weight
+// gradients takes windows of at most 3): on the dev VM 0.1 us per image and channel plus 0.6 ns
+// per unfolded element, where the depthwise path priced them a quarter fast (40% MAPE). PyTorch's
+// native path also loops over groups: a depthwise 1x1 at a small batch is one call per channel
+// and image (2 us each on the dev VM, in every direction), which no lane fill describes.
 //
 // Why a sum and not a power law of the sizes (the regression family): on the dev VM a fit of this
 // form predicts held-out convolutions with 24-27% MAPE against the regression's 30-40%, and the
@@ -40,21 +52,36 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <string_view>
 
 #include "predictor/lowering/kernel.h"
 
 namespace dnnperf {
 
-/// The code path a CPU library takes for a convolution: depthwise (groups > 1), native (PyTorch's
-/// own im2col and GEMM instead of oneDNN: 1x1 unstrided at batches under 16, and one small image
-/// under a window of at most 3; "small-batch pointwise", its first case, in older notes),
-/// pointwise (other 1x1), direct (the rest).
-enum class ConvPath : std::uint8_t { direct = 0, pointwise = 1, native = 2, depthwise = 3 };
+/// The code path a CPU library takes for a convolution (the implementation oneDNN's verbose mode
+/// names, checked against 1,842 measured shapes of PyTorch 1.13 / oneDNN 2.6 on AVX-512, of which
+/// 1,840 agree; data/measurements/cpu-vm-2core-2026-12-01-onednn-paths):
+/// - native: PyTorch's own im2col and GEMM instead of oneDNN (ATen's use_mkldnn): 1x1 unstrided
+///   at batches under 16, any groups, and one image of at most kNativeConvMaxInput values under a
+///   window of at most 3, groups 1 ("small-batch pointwise", its first case, in older notes);
+/// - gemm: oneDNN's im2col and GEMM ("gemm:jit"), where no JIT kernel takes the shape: a forward
+///   convolution whose padding exceeds its output's width or height (the JIT kernels start with
+///   at most one output row of left padding), and a depthwise weight gradient other than a window
+///   of at most 3x3 with strides no larger than the window and an output row and column that
+///   reads no padding (3x3 over 2x2, or 3x3 at stride 2 over 3x3, is im2col; over 4x4 it is not);
+/// - depthwise (groups > 1, "jit_dw");
+/// - pointwise (1x1, "jit_1x1"): unstrided, or strided where the strides divide the input
+///   exactly (oneDNN then subsamples the input first); other strided 1x1 go direct;
+/// - direct ("jit"): the rest.
+enum class ConvPath : std::uint8_t { direct = 0, pointwise = 1, native = 2, depthwise = 3, gemm = 4 };
 /// The most input values (N C H W) of one image that PyTorch convolves natively (ATen's
 /// use_mkldnn: "for some case, native is faster").
 constexpr std::int64_t kNativeConvMaxInput = 20480;
-constexpr int kConvPaths = 4;
-ConvPath conv_path(const ConvShape& c);
+constexpr int kConvPaths = 5;
+/// The path a convolution of this direction (forward, backward_data or backward_weight) takes.
+ConvPath conv_path(const ConvShape& c, Phase direction);
+/// "direct", "pointwise", "native", "depthwise" or "gemm": the order of a profile's per-path lists.
+std::string_view conv_path_name(ConvPath path);
 
 struct DirectConv {
   /// Channels per vector register (the fill's unit); 0: no direct model for this direction.
@@ -73,12 +100,20 @@ struct DirectConv {
   double large_slowdown = 1;
   double large_weight_bytes = 1e12;  // filter size halfway to large_weight_slowdown
   double large_weight_slowdown = 1;  // >= 1; 1: no such edge (profiles fitted before it had one)
+  /// Whether the gemm path is priced (rate[gemm] and the rest are fitted): a fit without enough
+  /// such shapes, and profiles fitted before the path, price them on the path they took before
+  /// (depthwise where groups > 1, else direct).
+  bool gemm_path = false;
+  double image_call_s = 0;  // per image and group on the native and gemm paths; 0 in older profiles
   DType dtype = DType::f32;  // the element type it was fitted on
 
   bool enabled() const { return lanes > 0; }
-  /// The time of one convolution of this direction; `parts`, if given, receives its arithmetic
-  /// and its memory terms.
-  double seconds(const ConvShape& c, double element_bytes, double* parts = nullptr) const;
+  /// The time of one convolution of this model's direction (`direction`: the one it was fitted
+  /// for, which decides the path); `parts`, if given, receives its arithmetic and its memory terms.
+  double seconds(const ConvShape& c, Phase direction, double element_bytes, double* parts = nullptr) const;
+  /// The path this model prices `c` on: conv_path, or the one before the gemm path where the
+  /// model has none.
+  ConvPath priced_path(const ConvShape& c, Phase direction) const;
 };
 
 /// The call a kernel does not pay because its input gradient's call computed it
@@ -88,22 +123,36 @@ inline double shared_call_seconds(const DirectConv& direction, const Kernel& k) 
   return k.shares_call && k.cls == KernelClass::conv && direction.enabled() ? direction.call_overhead_s : 0.0;
 }
 
-/// The continuous parameters in log form, as Ceres fits them: p[0..3] log rate, p[4], p[5] the
-/// fill exponents, p[6] the window exponent, p[7..10] log input_bandwidth, p[11] log
-/// weight_bandwidth, p[12..15] log output_bandwidth, p[16] log call_overhead_s, p[17] log
-/// large_bytes, p[18] log(large_slowdown - 1), p[19] the narrow inputs' fill exponent, p[20..23]
-/// the stride exponents, p[24] log large_weight_bytes, p[25] log(large_weight_slowdown - 1),
-/// p[26] the depthwise path's window exponent.
-constexpr int kDirectConvParameters = 27;
+/// Where each continuous parameter sits in the log form Ceres fits (log_parameters); the
+/// per-path ones take kConvPaths places from their index, in ConvPath's order. Rates, bandwidths,
+/// times and sizes are logarithms; exponents are themselves; slowdowns s are log(s - 1).
+struct DirectConvIndex {
+  static constexpr int rate = 0;  // per path
+  static constexpr int input_fill_exponent = rate + kConvPaths, output_fill_exponent = input_fill_exponent + 1;
+  static constexpr int window_exponent = output_fill_exponent + 1;
+  static constexpr int input_bandwidth = window_exponent + 1;  // per path
+  static constexpr int weight_bandwidth = input_bandwidth + kConvPaths;
+  static constexpr int output_bandwidth = weight_bandwidth + 1;  // per path
+  static constexpr int call_overhead = output_bandwidth + kConvPaths;
+  static constexpr int large_bytes = call_overhead + 1, large_slowdown = large_bytes + 1;
+  static constexpr int narrow_input_fill_exponent = large_slowdown + 1;
+  static constexpr int stride_exponent = narrow_input_fill_exponent + 1;  // per path
+  static constexpr int large_weight_bytes = stride_exponent + kConvPaths, large_weight_slowdown = large_weight_bytes + 1;
+  static constexpr int depthwise_window_exponent = large_weight_slowdown + 1;
+  static constexpr int image_call = depthwise_window_exponent + 1;
+  static constexpr int count = image_call + 1;
+};
+constexpr int kDirectConvParameters = DirectConvIndex::count;
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& model);
 DirectConv with_log_parameters(DirectConv model, const double* p);
 
-/// The formula with those parameters, for a convolution taking `path` (conv_path(c), given so that
-/// a fit computes it once per measurement).
+/// The formula with those parameters, for a convolution taking `path` (DirectConv::priced_path,
+/// given so that a fit computes it once per measurement).
 template <typename T>
 T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lanes, double element_bytes, const T* p, T* parts = nullptr) {
   using std::exp;
   using std::pow;
+  using I = DirectConvIndex;
   const int path = static_cast<int>(path_taken);
   const double groups = static_cast<double>(std::max<std::int64_t>(c.groups, 1));
   const auto fill = [&](double channels) {
@@ -118,15 +167,30 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lane
   const double output = n * static_cast<double>(c.k * c.p * c.q) * element_bytes;
   const bool narrow = per_group_in < static_cast<double>(lanes);
   const double strides = static_cast<double>(c.stride_h * c.stride_w);
-  const T window_exponent = path_taken == ConvPath::depthwise ? p[26] : p[6];
-  const T arithmetic = flops * exp(window_exponent * std::log(window) + p[20 + path] * std::log(strides) - p[path]) /
-                       (pow(T(fill(per_group_in)), narrow ? p[19] : p[4]) * pow(T(fill(per_group_out)), p[5]));
-  const T r = pow(T(input + output) * exp(-p[17]), 4.0);
-  const T rw = pow(T(weights) * exp(-p[24]), 4.0);
-  const T memory = (input * exp(-p[7 + path]) + weights * (T(1) + exp(p[25]) * rw / (T(1) + rw)) * exp(-p[11]) + output * exp(-p[12 + path])) *
-                   (T(1) + exp(p[18]) * r / (T(1) + r));
+  T arithmetic;
+  if (path_taken == ConvPath::native && groups > 1) {
+    // One group at a time: a depthwise layer is a one-row GEMM per channel, priced by its calls.
+    arithmetic = flops * exp(p[I::stride_exponent + path] * std::log(strides) - p[I::rate + path]);
+  } else if (path_taken == ConvPath::gemm) {
+    arithmetic = flops * exp(p[I::stride_exponent + path] * std::log(strides) - p[I::rate + path]) / pow(T(fill(per_group_out)), p[I::output_fill_exponent]);
+  } else if (path_taken == ConvPath::depthwise) {
+    // Its vectors run across the channels, a group to a lane: the channel count fills them.
+    arithmetic = flops * exp(p[I::depthwise_window_exponent] * std::log(window) + p[I::stride_exponent + path] * std::log(strides) - p[I::rate + path]) /
+                 pow(T(fill(static_cast<double>(c.c))), p[I::input_fill_exponent]);
+  } else {
+    arithmetic = flops * exp(p[I::window_exponent] * std::log(window) + p[I::stride_exponent + path] * std::log(strides) - p[I::rate + path]) /
+                 (pow(T(fill(per_group_in)), narrow ? p[I::narrow_input_fill_exponent] : p[I::input_fill_exponent]) *
+                  pow(T(fill(per_group_out)), p[I::output_fill_exponent]));
+  }
+  if (path_taken == ConvPath::gemm || path_taken == ConvPath::native) arithmetic += n * groups * exp(p[I::image_call]);
+  const T r = pow(T(input + output) * exp(-p[I::large_bytes]), 4.0);
+  const T rw = pow(T(weights) * exp(-p[I::large_weight_bytes]), 4.0);
+  const T memory = (input * exp(-p[I::input_bandwidth + path]) +
+                    weights * (T(1) + exp(p[I::large_weight_slowdown]) * rw / (T(1) + rw)) * exp(-p[I::weight_bandwidth]) +
+                    output * exp(-p[I::output_bandwidth + path])) *
+                   (T(1) + exp(p[I::large_slowdown]) * r / (T(1) + r));
   if (parts) parts[0] = arithmetic, parts[1] = memory;
-  return arithmetic + memory + exp(p[16]);
+  return arithmetic + memory + exp(p[I::call_overhead]);
 }
 
 }  // namespace dnnperf

@@ -39,7 +39,7 @@ const std::vector<std::string>& regression_feature_names() {
                                                  "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
                                                  "log_window", "log_stride", "trans_a", "trans_b", "k_fill",
                                                  "pointwise", "depthwise", "in_lane_fill", "out_lane_fill", "log_image",
-                                                 "small_batch_pointwise", "depthwise_log_flops", "small_batch_pointwise_log_flops",
+                                                 "small_batch_pointwise", "depthwise_log_flops", "small_batch_pointwise_log_flops", "im2col_gemm",
                                                  "log_m_squared", "log_n_squared", "log_k_squared", "log_m_log_n", "log_m_log_k",
                                                  "log_n_log_k", "m_misaligned", "n_misaligned", "k_misaligned",
                                                  "m_block_remainder", "n_block_remainder", "k_block_remainder",
@@ -77,7 +77,10 @@ double regression_feature(const Kernel& k, std::string_view name, std::int64_t b
   // PyTorch's own path (models/compute/direct_conv.h: ConvPath::native; named for its first case,
   // small-batch 1x1): half the rate of the rest on the 2-core VM, a population no size feature
   // separates from pointwise convolutions of larger batches, which oneDNN runs.
-  if (name == "small_batch_pointwise") return k.cls == KernelClass::conv && conv_path(k.conv) == ConvPath::native ? 1.0 : 0.0;
+  if (name == "small_batch_pointwise") return k.cls == KernelClass::conv && conv_path(k.conv, k.phase) == ConvPath::native ? 1.0 : 0.0;
+  // oneDNN's own im2col and GEMM, where none of its JIT kernels takes the shape (a depthwise 7x7
+  // weight gradient): one GEMM call per image and group.
+  if (name == "im2col_gemm") return k.cls == KernelClass::conv && conv_path(k.conv, k.phase) == ConvPath::gemm ? 1.0 : 0.0;
   // Those code paths also scale differently with the work, not only start elsewhere.
   if (name == "depthwise_log_flops") return regression_feature(k, "depthwise") * lg(k.flops);
   if (name == "small_batch_pointwise_log_flops") return regression_feature(k, "small_batch_pointwise") * lg(k.flops);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
@@ -262,13 +263,19 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
 }
 
 nlohmann::json direct_conv_section(const DirectConv& d) {
-  return {{"lanes", d.lanes}, {"rate", d.rate}, {"input_fill_exponent", d.input_fill_exponent},
-          {"output_fill_exponent", d.output_fill_exponent}, {"narrow_input_fill_exponent", d.narrow_input_fill_exponent},
-          {"window_exponent", d.window_exponent}, {"depthwise_window_exponent", d.depthwise_window_exponent}, {"stride_exponent", d.stride_exponent},
-          {"input_bandwidth", d.input_bandwidth}, {"weight_bandwidth", d.weight_bandwidth},
-          {"output_bandwidth", d.output_bandwidth}, {"call_overhead_s", d.call_overhead_s},
-          {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown}, {"large_weight_bytes", d.large_weight_bytes},
-          {"large_weight_slowdown", d.large_weight_slowdown}, {"dtype", std::string(dtype_name(d.dtype))}};
+  // The gemm path's entries only where the model prices it: a list of four is a model without it.
+  const std::size_t paths = d.gemm_path ? kConvPaths : kConvPaths - 1;
+  const auto per_path = [&](const std::array<double, kConvPaths>& values) { return std::vector<double>(values.begin(), values.begin() + paths); };
+  nlohmann::json j = {{"lanes", d.lanes}, {"rate", per_path(d.rate)}, {"input_fill_exponent", d.input_fill_exponent},
+                      {"output_fill_exponent", d.output_fill_exponent}, {"narrow_input_fill_exponent", d.narrow_input_fill_exponent},
+                      {"window_exponent", d.window_exponent}, {"depthwise_window_exponent", d.depthwise_window_exponent},
+                      {"stride_exponent", per_path(d.stride_exponent)}, {"input_bandwidth", per_path(d.input_bandwidth)},
+                      {"weight_bandwidth", d.weight_bandwidth}, {"output_bandwidth", per_path(d.output_bandwidth)},
+                      {"call_overhead_s", d.call_overhead_s}, {"large_bytes", d.large_bytes}, {"large_slowdown", d.large_slowdown},
+                      {"large_weight_bytes", d.large_weight_bytes}, {"large_weight_slowdown", d.large_weight_slowdown},
+                      {"dtype", std::string(dtype_name(d.dtype))}};
+  j["image_call_s"] = d.image_call_s;
+  return j;
 }
 
 DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& where) {
@@ -276,10 +283,17 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   DirectConv d;
   d.lanes = r.integer("lanes", std::nullopt);
   if (d.lanes <= 0) r.fail("lanes", "must be positive");
+  // Four paths, or five where the profile prices oneDNN's im2col-and-GEMM fallback; the rate's
+  // list says which, and every list has its length.
+  const nlohmann::json& rates = r.at("rate");
+  d.gemm_path = rates.is_array() && rates.size() == kConvPaths;
+  const std::size_t paths = d.gemm_path ? kConvPaths : kConvPaths - 1;
   const auto per_path = [&](const std::string& key, std::array<double, kConvPaths>& out, double low, double high, const std::string& range) {
     const nlohmann::json& a = r.at(key);
-    if (!a.is_array() || a.size() != out.size()) r.fail(key, "must be a list of " + std::to_string(out.size()) + " numbers (direct, pointwise, native, depthwise)");
-    for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!a.is_array() || a.size() != paths)
+      r.fail(key, "must be a list of " + std::to_string(paths) + " numbers (direct, pointwise, native, depthwise" + (d.gemm_path ? ", gemm" : "") +
+                      "), as many as the rate's");
+    for (std::size_t i = 0; i < paths; ++i) {
       if (!a[i].is_number() || !(a[i].get<double>() > low && a[i].get<double>() <= high)) r.fail(key, "element " + std::to_string(i) + " must be " + range);
       out[i] = a[i].get<double>();
     }
@@ -309,6 +323,11 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   if (r.has("large_weight_bytes") || r.has("large_weight_slowdown")) {  // profiles fitted before the term have neither
     d.large_weight_bytes = r.positive("large_weight_bytes");
     d.large_weight_slowdown = read_slowdown(r, "large_weight_slowdown");
+  }
+  // Profiles fitted before the term price the native path's per-image calls in its rate.
+  if (r.has("image_call_s")) {
+    d.image_call_s = r.real("image_call_s", std::nullopt);
+    if (!(d.image_call_s >= 0 && d.image_call_s < 1)) r.fail("image_call_s", "must be in [0, 1) seconds");
   }
   d.dtype = read_dtype(r);
   r.check_unknown();

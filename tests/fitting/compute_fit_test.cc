@@ -313,7 +313,7 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
     c.p = (c.h + 2 * c.pad_h - c.r) / c.stride_h + 1, c.q = c.p;
     const Kernel k = conv_kernel(Phase::forward, c, DType::f32);
     if (k.flops > 2e9) continue;
-    data.samples.push_back({k, "conv_forward", truth.seconds(c, 4) * std::exp(noise(rng))});
+    data.samples.push_back({k, "conv_forward", truth.seconds(c, Phase::forward, 4) * std::exp(noise(rng))});
   }
   const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
   const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::forward)];

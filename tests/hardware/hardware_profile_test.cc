@@ -195,7 +195,7 @@ TEST_CASE("A profile's direct convolution models are read back per direction, an
   REQUIRE(back.enabled());
   ConvShape c;
   c.n = 4, c.c = 64, c.h = c.w = 16, c.k = 64, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 16;
-  CHECK(back.seconds(c, 4) == Approx(d.seconds(c, 4)));
+  CHECK(back.seconds(c, Phase::forward, 4) == Approx(d.seconds(c, Phase::forward, 4)));
   const std::string rate = write_variant("rate", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"]["rate"][3] = -1;
@@ -203,6 +203,49 @@ TEST_CASE("A profile's direct convolution models are read back per direction, an
   CHECK_THROWS_WITH(load_hardware_profile(rate), Catch::Contains("efficiency.direct_conv.forward: field 'rate' element 3 must be a positive number"));
   const std::string phase = write_variant("phase", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["sideways"] = direct_conv_section(d); });
   CHECK_THROWS_WITH(load_hardware_profile(phase), Catch::Contains("efficiency.direct_conv: unknown field 'sideways'"));
+}
+
+TEST_CASE("A direct convolution model with the gemm path writes five paths and its per-image call; four still load", "[hardware][errors]") {
+  DirectConv d;
+  d.lanes = 16, d.rate = {2e11, 2.5e11, 4.5e10, 1e12, 6e10}, d.input_fill_exponent = 0.6, d.output_fill_exponent = 1.0;
+  d.input_bandwidth = {1e10, 2e10, 3e10, 4e10, 5e10}, d.weight_bandwidth = 1e10, d.output_bandwidth = {5e9, 6e9, 7e9, 8e9, 9e9};
+  d.stride_exponent = {0.1, 0, -0.3, 0.1, 0.2}, d.call_overhead_s = 1e-5, d.image_call_s = 1.4e-7, d.gemm_path = true;
+  ConvShape dw7;  // a depthwise 7x7 weight gradient: the gemm path
+  dw7.n = 4, dw7.c = dw7.k = dw7.groups = 64, dw7.h = dw7.w = dw7.p = dw7.q = 16, dw7.r = dw7.s = 7, dw7.pad_h = dw7.pad_w = 3;
+  const auto section = [&](const DirectConv& m) {
+    return write_variant("gemm_path", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["backward_weight"] = direct_conv_section(m); });
+  };
+  const DirectConv back = load_hardware_profile(section(d)).device.direct_conv[static_cast<int>(Phase::backward_weight)];
+  CHECK(back.gemm_path);
+  CHECK(back.rate[4] == Approx(6e10));
+  CHECK(back.image_call_s == Approx(1.4e-7));
+  CHECK(back.seconds(dw7, Phase::backward_weight, 4) == Approx(d.seconds(dw7, Phase::backward_weight, 4)));
+  // Without the path: four per list, and the shape priced on the depthwise path.
+  DirectConv without = d;
+  without.gemm_path = false;
+  const nlohmann::json four = direct_conv_section(without);
+  CHECK(four.at("rate").size() == 4);
+  const DirectConv read_four = load_hardware_profile(section(without)).device.direct_conv[static_cast<int>(Phase::backward_weight)];
+  CHECK_FALSE(read_four.gemm_path);
+  CHECK(read_four.priced_path(dw7, Phase::backward_weight) == ConvPath::depthwise);
+  // Profiles fitted before the per-image call have none: 0.
+  const std::string old = write_variant("no_image_call", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = four;
+    j["device"]["efficiency"]["direct_conv"]["forward"].erase("image_call_s");
+  });
+  CHECK(load_hardware_profile(old).device.direct_conv[0].image_call_s == 0.0);
+  // Lists of different lengths are named.
+  const std::string mixed = write_variant("mixed_paths", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"]["output_bandwidth"].erase(4);
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(mixed),
+                    Catch::Contains("efficiency.direct_conv.forward: field 'output_bandwidth' must be a list of 5 numbers (direct, pointwise, native, depthwise, gemm)"));
+  const std::string negative = write_variant("negative_call", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+    j["device"]["efficiency"]["direct_conv"]["forward"]["image_call_s"] = -1;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("efficiency.direct_conv.forward: field 'image_call_s' must be in [0, 1) seconds"));
 }
 
 TEST_CASE("A direct convolution's large-filter edge prices big filters, and profiles without it still load", "[hardware][errors]") {
@@ -214,21 +257,21 @@ TEST_CASE("A direct convolution's large-filter edge prices big filters, and prof
   small.n = big.n = 4, small.h = small.w = big.h = big.w = 4, small.r = small.s = big.r = big.s = 3;
   small.pad_h = small.pad_w = big.pad_h = big.pad_w = 1, small.p = small.q = big.p = big.q = 4;
   small.c = small.k = 512, big.c = big.k = 2048;
-  const double small_before = d.seconds(small, 4), big_before = d.seconds(big, 4);
+  const double small_before = d.seconds(small, Phase::forward, 4), big_before = d.seconds(big, Phase::forward, 4);
   d.large_weight_bytes = 5e7, d.large_weight_slowdown = 5;
-  CHECK(d.seconds(small, 4) == Approx(small_before).epsilon(0.01));  // far below the edge: (9.4 / 50)^4
+  CHECK(d.seconds(small, Phase::forward, 4) == Approx(small_before).epsilon(0.01));  // far below the edge: (9.4 / 50)^4
   double parts[2];
-  d.seconds(big, 4, parts);
+  d.seconds(big, Phase::forward, 4, parts);
   const double filter_bytes = 2048.0 * 2048 * 9 * 4, r4 = std::pow(filter_bytes / 5e7, 4);
-  CHECK(d.seconds(big, 4) - big_before == Approx(filter_bytes / 5e9 * 4 * r4 / (1 + r4)).epsilon(1e-6));
+  CHECK(d.seconds(big, Phase::forward, 4) - big_before == Approx(filter_bytes / 5e9 * 4 * r4 / (1 + r4)).epsilon(1e-6));
   const std::string good = write_variant("edge", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
-  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(big, 4) == Approx(d.seconds(big, 4)));
+  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(big, Phase::forward, 4) == Approx(d.seconds(big, Phase::forward, 4)));
   const std::string old = write_variant("old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("large_weight_bytes");
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("large_weight_slowdown");
   });
-  CHECK(load_hardware_profile(old).device.direct_conv[0].seconds(big, 4) == Approx(big_before));
+  CHECK(load_hardware_profile(old).device.direct_conv[0].seconds(big, Phase::forward, 4) == Approx(big_before));
   const std::string bad = write_variant("bad", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"]["large_weight_slowdown"] = 0.5;
@@ -369,18 +412,18 @@ TEST_CASE("The depthwise path has its own window exponent; profiles without one 
   dense.pad_h = dense.pad_w = dw3.pad_h = dw3.pad_w = 1, dw7.pad_h = dw7.pad_w = 3;
   dw3.groups = dw7.groups = 64;
   double p3[2], p7[2], pd[2];
-  d.seconds(dw3, 4, p3);
-  d.seconds(dw7, 4, p7);
-  d.seconds(dense, 4, pd);
+  d.seconds(dw3, Phase::forward, 4, p3);
+  d.seconds(dw7, Phase::forward, 4, p7);
+  d.seconds(dense, Phase::forward, 4, pd);
   // Arithmetic per FLOP grows as window^1.5 on the depthwise path: 49/9 more FLOPs, (49/9)^1.5 more per FLOP.
   CHECK(p7[0] / p3[0] == Approx(std::pow(49.0 / 9.0, 2.5)).epsilon(1e-9));
   DirectConv shared = d;
   shared.depthwise_window_exponent = 0.0;
   double ps[2];
-  shared.seconds(dense, 4, ps);
+  shared.seconds(dense, Phase::forward, 4, ps);
   CHECK(ps[0] == Approx(pd[0]));  // the direct path does not see it
   const std::string good = write_variant("dw_window", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
-  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(dw7, 4) == Approx(d.seconds(dw7, 4)));
+  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(dw7, Phase::forward, 4) == Approx(d.seconds(dw7, Phase::forward, 4)));
   const std::string old = write_variant("dw_window_old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("depthwise_window_exponent");

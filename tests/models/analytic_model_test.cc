@@ -164,26 +164,88 @@ TEST_CASE("A direct convolution model prices each direction as arithmetic on lan
   // A depthwise convolution takes its own path.
   ConvShape dw = c;
   dw.k = dw.c = dw.groups = 32;
-  CHECK(conv_path(dw) == ConvPath::depthwise);
+  CHECK(conv_path(dw, Phase::forward) == ConvPath::depthwise);
   ConvShape pw = c;
   pw.r = pw.s = 1, pw.pad_h = pw.pad_w = 0;
-  CHECK(conv_path(pw) == ConvPath::native);
+  CHECK(conv_path(pw, Phase::forward) == ConvPath::native);
   pw.n = 16;
-  CHECK(conv_path(pw) == ConvPath::pointwise);
-  CHECK(conv_path(c) == ConvPath::direct);
+  CHECK(conv_path(pw, Phase::forward) == ConvPath::pointwise);
+  CHECK(conv_path(c, Phase::forward) == ConvPath::direct);
   // One image of at most 20,480 values under a window of at most 3: PyTorch's own code too
   // (ATen's use_mkldnn); one value more, a second image or a 5x5 window, and oneDNN runs it.
   ConvShape one = c;
   one.n = 1, one.c = 80, one.h = one.w = 16;  // 80 x 16 x 16 = 20,480
-  CHECK(conv_path(one) == ConvPath::native);
+  CHECK(conv_path(one, Phase::forward) == ConvPath::native);
   one.stride_h = one.stride_w = 2;
-  CHECK(conv_path(one) == ConvPath::native);  // strided too
+  CHECK(conv_path(one, Phase::forward) == ConvPath::native);  // strided too
   one.c = 81;
-  CHECK(conv_path(one) == ConvPath::direct);
+  CHECK(conv_path(one, Phase::forward) == ConvPath::direct);
   one.c = 80, one.n = 2;
-  CHECK(conv_path(one) == ConvPath::direct);
+  CHECK(conv_path(one, Phase::forward) == ConvPath::direct);
   one.n = 1, one.r = one.s = 5;
-  CHECK(conv_path(one) == ConvPath::direct);
+  CHECK(conv_path(one, Phase::forward) == ConvPath::direct);
+}
+
+TEST_CASE("Convolutions no JIT kernel takes go to im2col and GEMM, priced per image and group", "[models][compute]") {
+  const auto shape = [](std::int64_t n, std::int64_t c, std::int64_t k, std::int64_t hw, std::int64_t window, std::int64_t stride, std::int64_t groups) {
+    ConvShape s;
+    s.n = n, s.c = c, s.k = k, s.h = s.w = hw, s.r = s.s = window, s.stride_h = s.stride_w = stride, s.groups = groups;
+    s.pad_h = s.pad_w = window / 2;
+    s.p = s.q = (hw + 2 * s.pad_h - window) / stride + 1;
+    return s;
+  };
+  struct Case {
+    std::int64_t n, c, k, hw, window, stride, groups;
+    Phase direction;
+    ConvPath path;
+  };
+  const Case cases[] = {
+      // A depthwise weight gradient: 3x3 takes the depthwise kernel, 5x5 does not (other
+      // directions do), nor a 3x3 with no output row clear of the padding, nor a strided 1x1.
+      {4, 64, 64, 16, 3, 1, 64, Phase::backward_weight, ConvPath::depthwise},
+      {4, 64, 64, 16, 5, 1, 64, Phase::backward_weight, ConvPath::gemm},
+      {4, 64, 64, 16, 5, 1, 64, Phase::forward, ConvPath::depthwise},
+      {4, 64, 64, 16, 5, 1, 64, Phase::backward_data, ConvPath::depthwise},
+      {4, 64, 64, 2, 3, 1, 64, Phase::backward_weight, ConvPath::gemm},
+      {4, 64, 64, 3, 3, 1, 64, Phase::backward_weight, ConvPath::depthwise},
+      {4, 64, 64, 3, 3, 2, 64, Phase::backward_weight, ConvPath::gemm},       // both outputs read padding
+      {4, 64, 64, 4, 3, 2, 64, Phase::backward_weight, ConvPath::depthwise},  // the second does not
+      {4, 64, 64, 16, 1, 2, 64, Phase::backward_weight, ConvPath::gemm},
+      // Forward: more padding than output columns (7x7 padded by 3 over 2x2), dense or not.
+      {4, 64, 128, 2, 7, 1, 1, Phase::forward, ConvPath::gemm},
+      {4, 64, 128, 3, 7, 1, 1, Phase::forward, ConvPath::direct},
+      {4, 64, 128, 2, 7, 1, 1, Phase::backward_weight, ConvPath::direct},
+      // Strided 1x1: a 1x1 on the subsampled input where the stride divides the image, else direct.
+      {16, 64, 128, 8, 1, 2, 1, Phase::forward, ConvPath::pointwise},
+      {16, 64, 128, 9, 1, 2, 1, Phase::forward, ConvPath::direct},
+      // PyTorch's own path takes an unstrided depthwise 1x1 at a small batch too.
+      {4, 64, 64, 8, 1, 1, 64, Phase::forward, ConvPath::native},
+  };
+  for (const Case& t : cases) {
+    INFO("n " << t.n << " c " << t.c << " k " << t.k << " image " << t.hw << " window " << t.window << " stride " << t.stride << " groups " << t.groups
+              << " " << phase_name(t.direction));
+    CHECK(conv_path(shape(t.n, t.c, t.k, t.hw, t.window, t.stride, t.groups), t.direction) == t.path);
+  }
+
+  DirectConv m;
+  m.lanes = 16, m.rate = {40e9, 30e9, 20e9, 5e9, 2e9}, m.input_fill_exponent = 1, m.output_fill_exponent = 1;
+  m.input_bandwidth = {10e9, 10e9, 10e9, 10e9, 8e9}, m.weight_bandwidth = 20e9, m.output_bandwidth = {5e9, 5e9, 5e9, 5e9, 4e9};
+  m.stride_exponent = {0, 0, 0, 0, 0}, m.call_overhead_s = 2e-6, m.image_call_s = 1e-7, m.gemm_path = true;
+  const ConvShape dw7 = shape(4, 64, 64, 16, 7, 1, 64);
+  double parts[2];
+  const double t = m.seconds(dw7, Phase::backward_weight, 4, parts);
+  // One output channel per group fills 1 of 16 lanes; 4 images x 64 groups of GEMM calls.
+  const double flops = 2.0 * 4 * 64 * 16 * 16 * 49;
+  CHECK(parts[0] == Approx(flops / 2e9 * 16 + 4 * 64 * 1e-7));
+  const double traffic = 4.0 * 64 * 16 * 16 * 4 / 8e9 + 64.0 * 49 * 4 / 20e9 + 4.0 * 64 * 16 * 16 * 4 / 4e9;
+  CHECK(parts[1] == Approx(traffic));
+  CHECK(t == Approx(parts[0] + parts[1] + 2e-6));
+  // Without a fitted gemm path (older profiles, too few such measurements) it prices the shape
+  // as before: on the depthwise path, with no per-image calls.
+  DirectConv old = m;
+  old.gemm_path = false;
+  CHECK(old.priced_path(dw7, Phase::backward_weight) == ConvPath::depthwise);
+  CHECK(old.seconds(dw7, Phase::backward_weight, 4) == Approx(m.seconds(dw7, Phase::forward, 4)));
 }
 
 TEST_CASE("A weight gradient sharing its input gradient's call pays no call; short runs go at the scalar rate", "[models][compute]") {
