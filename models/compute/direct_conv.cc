@@ -41,11 +41,6 @@ ConvPath conv_path(const ConvShape& c, Phase direction) {
   return exact ? ConvPath::pointwise : ConvPath::direct;
 }
 
-std::string_view conv_path_name(ConvPath path) {
-  static constexpr std::string_view names[kConvPaths] = {"direct", "pointwise", "native", "depthwise", "gemm"};
-  return names[static_cast<int>(path)];
-}
-
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   using I = DirectConvIndex;
   std::array<double, kDirectConvParameters> p{};

@@ -52,7 +52,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <string_view>
 
 #include "predictor/lowering/kernel.h"
 
@@ -80,8 +79,6 @@ constexpr std::int64_t kNativeConvMaxInput = 20480;
 constexpr int kConvPaths = 5;
 /// The path a convolution of this direction (forward, backward_data or backward_weight) takes.
 ConvPath conv_path(const ConvShape& c, Phase direction);
-/// "direct", "pointwise", "native", "depthwise" or "gemm": the order of a profile's per-path lists.
-std::string_view conv_path_name(ConvPath path);
 
 struct DirectConv {
   /// Channels per vector register (the fill's unit); 0: no direct model for this direction.
