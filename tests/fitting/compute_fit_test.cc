@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -327,6 +328,54 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
   CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
   CHECK(f.choices[0].structural.mape < f.choices[0].tiled.mape / 3);
   CHECK_FALSE(f.device.direct_conv[static_cast<int>(Phase::backward_data)].enabled());  // no such measurements
+}
+
+TEST_CASE("The analytic family prices oneDNN's im2col fallback for the weight gradients that take it", "[fitting][compute]") {
+  DirectConv truth;
+  truth.lanes = 16, truth.rate = {60e9, 45e9, 20e9, 4e9, 3e9}, truth.input_fill_exponent = 1.0, truth.output_fill_exponent = 0.5;
+  truth.input_bandwidth = {8e9, 6e9, 4e9, 3e9, 2e9}, truth.weight_bandwidth = 10e9;
+  truth.output_bandwidth = {6e9, 5e9, 3e9, 2e9, 2e9}, truth.call_overhead_s = 5e-6, truth.image_call_s = 2e-7, truth.gemm_path = true;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  const auto pick = [&](std::initializer_list<std::int64_t> v) { return *(v.begin() + static_cast<std::ptrdiff_t>(rng() % v.size())); };
+  const auto data_with = [&](int depthwise_wide) {
+    ComputeData data;
+    data.threads = 1;
+    int wide = 0;
+    while (data.samples.size() < 240) {
+      ConvShape c;
+      c.n = pick({1, 2, 4, 8, 16});
+      c.c = c.k = pick({16, 32, 64, 96, 128, 256});
+      c.h = c.w = pick({7, 14, 28, 56});
+      c.r = c.s = 3;
+      if (rng() % 3 == 0) {
+        c.groups = c.c;
+        if (wide < depthwise_wide) c.r = c.s = pick({5, 7}), ++wide;  // 5x5 and 7x7: oneDNN's im2col and GEMM
+      }
+      c.pad_h = c.pad_w = c.r / 2;
+      c.p = c.q = c.h;
+      const Kernel k = conv_kernel(Phase::backward_weight, c, DType::f32);
+      if (k.flops > 2e9) continue;
+      data.samples.push_back({k, "conv_backward_filter", truth.seconds(c, Phase::backward_weight, 4) * std::exp(noise(rng))});
+    }
+    return data;
+  };
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data_with(40));
+  const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::backward_weight)];
+  REQUIRE(d.enabled());
+  CHECK(d.gemm_path);
+  // The per-call cost and the rate trade off a little against each other; the times they give do not.
+  CHECK(d.image_call_s == Approx(2e-7).epsilon(0.5));
+  for (const auto& [n, channels, side] : {std::tuple{1, 16, 7}, std::tuple{16, 256, 28}}) {  // calls, then unfolded elements
+    ConvShape c;
+    c.n = n, c.c = c.k = c.groups = channels, c.h = c.w = c.p = c.q = side, c.r = c.s = 7, c.pad_h = c.pad_w = 3;
+    CHECK(d.seconds(c, Phase::backward_weight, 4) == Approx(truth.seconds(c, Phase::backward_weight, 4)).epsilon(0.1));
+  }
+  REQUIRE(f.choices.size() == 1);
+  CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
+  // Too few such shapes to fit the path's own parameters: priced as depthwise, no path of its own.
+  const AnalyticFit few = fit_analytic(find_hardware_profile("cpu").device, data_with(5));
+  CHECK_FALSE(few.device.direct_conv[static_cast<int>(Phase::backward_weight)].gemm_path);
 }
 
 TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and few-channel batch norms only for them", "[fitting][compute]") {
