@@ -62,7 +62,7 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[I::large_weight_bytes] = std::log(m.large_weight_bytes);
   p[I::large_weight_slowdown] = std::log(std::max(m.large_weight_slowdown - 1, 1e-12));
   p[I::depthwise_window_exponent] = m.depthwise_window_exponent;
-  p[I::image_call] = std::log(std::max(m.image_call_s, 1e-30));  // 0 (older profiles) as good as
+  p[I::image_call] = std::log(std::max(m.image_call_s, 1e-30));  // 0 in older profiles: 1e-30 s, nothing
   return p;
 }
 

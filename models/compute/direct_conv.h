@@ -38,7 +38,9 @@
 //   + N groups image_call           (native and gemm paths)
 //
 // and the gemm path has no window exponent and no input lanes to fill (its GEMM's rows are the
-// output channels of a group: a depthwise one fills one lane of a vector).
+// output channels of a group: a depthwise one fills one lane of a vector). The depthwise path's
+// vectors run across channels, a group to a lane: fill(C)^input_fill_exponent stands for both
+// per-group fills there (24 channels fill 24 of 32 lanes).
 // A depthwise 5x5 or 7x7 weight gradient goes that way (oneDNN's depthwise kernel for weight
 // gradients takes windows of at most 3): on the dev VM 0.1 us per image and channel plus 0.6 ns
 // per unfolded element, where the depthwise path priced them a quarter fast (40% MAPE). PyTorch's
