@@ -26,6 +26,8 @@ import sys
 def conv_records(paths):
     seen, out = set(), []
     for path in paths:
+        if not os.path.isfile(path):
+            sys.exit(f"onednn_paths.py: {path}: no such file")
         with open(path) as f:
             for line_no, line in enumerate(f, 1):
                 try:

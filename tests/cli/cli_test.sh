@@ -151,6 +151,25 @@ assert all(x['status'] == 'ok' and x['metrics']['forward_host_s'] > 0 and x['met
 assert r[1]['metrics']['forward_host_s'] > r[0]['metrics']['forward_host_s']  # some 20 calls against one" "$tmp/op_host.jsonl" \
   && echo "ok   torch_bench_op_host" || { echo "FAIL torch_bench_op_host"; fail=1; }
 check torch_bench_op_host_bad 1 'unknown op kind\(s\) attn' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --op-host relu,attn -o "$tmp/op_host2.jsonl"
+# Which implementation oneDNN runs (onednn_paths.py), for real: a 3x3 convolution goes to a JIT
+# kernel, a depthwise 7x7 weight gradient to oneDNN's im2col and GEMM, a small-batch 1x1 to
+# PyTorch's own code; bad input is named.
+/usr/bin/python3 -c "
+import json
+def rec(op, **p):
+    base = dict(n=2, c=32, k=32, h=8, w=8, r=3, s=3, pad_h=1, pad_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, groups=1)
+    base.update(p)
+    return json.dumps({'type': 'record', 'status': 'ok', 'op': op, 'params': base})
+print(rec('conv_forward', n=16))
+print(rec('conv_backward_filter', groups=32, r=7, s=7, pad_h=3, pad_w=3))
+print(rec('conv_forward', r=1, s=1, pad_h=0, pad_w=0))" > "$tmp/paths_in.jsonl"
+/usr/bin/python3 "$src/scripts/onednn_paths.py" "$tmp/paths_in.jsonl" -o "$tmp/paths.jsonl" >/dev/null 2>&1
+/usr/bin/python3 -c "
+import json, sys
+impl = [json.loads(l)['implementation'] for l in open(sys.argv[1])]
+assert len(impl) == 3 and impl[0].startswith('jit') and 'gemm' in impl[1] and impl[2] == 'native', impl" "$tmp/paths.jsonl" \
+  && echo "ok   onednn_paths" || { echo "FAIL onednn_paths"; fail=1; }
+check onednn_paths_missing 1 'no such file' -- /usr/bin/python3 "$src/scripts/onednn_paths.py" "$tmp/nonexistent.jsonl" -o "$tmp/paths2.jsonl"
 # Batch norm over real image shapes (--bn-shapes), for the scalar rate of runs shorter than a vector.
 /usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64:2,4:64:8 --device cpu --threads 1 -o "$tmp/bn.jsonl" >/dev/null 2>&1
 /usr/bin/python3 -c '
