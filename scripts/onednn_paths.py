@@ -44,8 +44,12 @@ def conv_records(paths):
 
 
 def run_child(shapes_path):
-    """In the child: run each shape with oneDNN's verbose mode on, marking shapes on C's stdout."""
+    """In the child: run each shape with oneDNN's verbose mode on, marking shapes on C's stdout.
+    The calls are torch_bench.py's own (same tensors, same allocator policy) so that the path
+    recorded is the path the measurement took."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch
+    import torch_bench
 
     torch.set_num_threads(1)
     libc = ctypes.CDLL(None)
@@ -57,21 +61,7 @@ def run_child(shapes_path):
     with open(shapes_path) as f:
         shapes = [json.loads(line) for line in f]
     for s in shapes:
-        p, op = s["params"], s["op"]
-        stride, pad, dil = (p["stride_h"], p["stride_w"]), (p["pad_h"], p["pad_w"]), (p["dilation_h"], p["dilation_w"])
-        x = torch.rand(p["n"], p["c"], p["h"], p["w"])
-        w = torch.rand(p["k"], p["c"] // p["groups"], p["r"], p["s"])
-        if op == "conv_forward":
-            def fn():
-                torch.nn.functional.conv2d(x, w, None, stride, pad, dil, p["groups"])
-        else:
-            oh = (p["h"] + 2 * p["pad_h"] - p["dilation_h"] * (p["r"] - 1) - 1) // p["stride_h"] + 1
-            ow = (p["w"] + 2 * p["pad_w"] - p["dilation_w"] * (p["s"] - 1) - 1) // p["stride_w"] + 1
-            dy = torch.rand(p["n"], p["k"], oh, ow)
-            mask = [True, False, False] if op == "conv_backward_data" else [False, True, False]
-
-            def fn():
-                torch.ops.aten.convolution_backward(dy, x, w, None, stride, pad, dil, False, [0, 0], p["groups"], mask)
+        fn = torch_bench.make_call(s["op"], s["params"], "cpu")
         fn()
         fn()
         mark("DNNPERF-SHAPE " + json.dumps(s))

@@ -6,11 +6,13 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "models/compute/direct_conv.h"
+#include "predictor/common/kernel_record.h"
 
 using namespace dnnperf;
 
@@ -35,23 +37,17 @@ Agreement agreement(const std::string& name) {
   const std::string file = std::string(DNNPERF_SOURCE_DIR) + "/data/measurements/cpu-vm-2core-2026-12-01-onednn-paths/" + name;
   std::ifstream in(file);
   REQUIRE(in);
-  const std::map<std::string, Phase> directions = {
-      {"conv_forward", Phase::forward}, {"conv_backward_data", Phase::backward_data}, {"conv_backward_filter", Phase::backward_weight}};
   Agreement a;
   std::string line;
   while (std::getline(in, line)) {
     const nlohmann::json r = nlohmann::json::parse(line);
-    const nlohmann::json& p = r.at("params");
-    ConvShape c;
-    c.n = p.at("n"), c.c = p.at("c"), c.h = p.at("h"), c.w = p.at("w"), c.k = p.at("k"), c.r = p.at("r"), c.s = p.at("s");
-    c.stride_h = p.at("stride_h"), c.stride_w = p.at("stride_w"), c.pad_h = p.at("pad_h"), c.pad_w = p.at("pad_w");
-    c.dilation_h = p.at("dilation_h"), c.dilation_w = p.at("dilation_w"), c.groups = p.at("groups");
-    c.p = (c.h + 2 * c.pad_h - c.dilation_h * (c.r - 1) - 1) / c.stride_h + 1;
-    c.q = (c.w + 2 * c.pad_w - c.dilation_w * (c.s - 1) - 1) / c.stride_w + 1;
+    // The record's shape read as measurement files are (output size included).
+    const std::optional<Kernel> k = matrix_kernel_of(r.at("op"), r.at("params"), DType::f32);
+    REQUIRE(k);
     const ConvPath taken = path_named(r.at("implementation"));
     ++a.seen[taken];
     ++a.total;
-    if (conv_path(c, directions.at(r.at("op"))) == taken) ++a.agree;
+    if (conv_path(k->conv, k->phase) == taken) ++a.agree;
     else UNSCOPED_INFO(name << " disagrees: " << line);
   }
   return a;
