@@ -28,113 +28,9 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 
-
-class Node:
-    """An ONNX node as plain data (name, op_type, input and output names, attributes)."""
-
-    def __init__(self, name, op_type, inputs, outputs, attributes):
-        self.name, self.op_type, self.input, self.output, self.attrs = name, op_type, inputs, outputs, attributes
-
-
-def attrs(node):
-    return node.attrs
-
-
-def load_onnx(path):
-    try:
-        import onnx
-        from onnx import numpy_helper
-    except ImportError:
-        sys.exit("run_schedule_torch: reading .onnx needs the onnx package (python3-onnx); elsewhere pass a bundle made with --bundle")
-
-    def value(a):
-        v = onnx.helper.get_attribute_value(a)
-        if isinstance(v, onnx.TensorProto):
-            return torch.from_numpy(numpy_helper.to_array(v).copy())
-        if isinstance(v, bytes):
-            return v.decode()
-        return list(v) if isinstance(v, (list, tuple)) or type(v).__name__ == "RepeatedScalarContainer" else v
-
-    proto = onnx.load(path)
-    g = proto.graph
-    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in g.initializer}
-    nodes = [Node(n.name, n.op_type, list(n.input), list(n.output), {a.name: value(a) for a in n.attribute}) for n in g.node]
-    inp = next(i for i in g.input if i.name not in weights)
-    shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
-    return {"nodes": [vars(n) for n in nodes], "weights": weights, "input": inp.name, "input_shape": shape, "output": g.output[0].name}
-
-
-def pads_of(a, rank=2):
-    p = list(a.get("pads", [0] * (2 * rank)))
-    return p[:rank], p[rank:]
-
-
-def conv(node, x, w, b=None):
-    a = attrs(node)
-    begin, end = pads_of(a)
-    if begin != end:
-        x = F.pad(x, (begin[1], end[1], begin[0], end[0]))
-        begin = [0, 0]
-    return F.conv2d(x, w, b, stride=a.get("strides", [1, 1]), padding=begin, dilation=a.get("dilations", [1, 1]), groups=a.get("group", 1))
-
-
-def pool(node, x, kind):
-    a = attrs(node)
-    begin, end = pads_of(a)
-    k, s = a["kernel_shape"], a.get("strides", a["kernel_shape"])
-    if begin != end:
-        x = F.pad(x, (begin[1], end[1], begin[0], end[0]), value=float("-inf") if kind == "max" else 0.0)
-        begin = [0, 0]
-    if kind == "max":
-        return F.max_pool2d(x, k, s, begin, ceil_mode=bool(a.get("ceil_mode", 0)))
-    return F.avg_pool2d(x, k, s, begin, ceil_mode=bool(a.get("ceil_mode", 0)), count_include_pad=bool(a.get("count_include_pad", 0)))
-
-
-def gemm(node, a_, b_, c=None):
-    a = attrs(node)
-    if a.get("transA", 0):
-        a_ = a_.t()
-    if a.get("transB", 0):
-        b_ = b_.t()
-    y = a.get("alpha", 1.0) * (a_ @ b_)
-    return y + a.get("beta", 1.0) * c if c is not None else y
-
-
-def pad(node, x, pads=None, value=None, *rest):
-    a = attrs(node)
-    if a.get("mode", "constant") not in ("constant", b"constant"):
-        raise ValueError(f"node '{node.name}': Pad mode {a['mode']} is not supported")
-    p = [int(v) for v in (pads.tolist() if pads is not None else a["pads"])]
-    rank = len(p) // 2
-    torch_pads = []
-    for d in reversed(range(rank)):
-        torch_pads += [p[d], p[d + rank]]
-    v = float(value.item()) if value is not None else float(a.get("value", 0.0))
-    return F.pad(x, torch_pads, value=v)
-
-
-OPS = {
-    "Pad": pad,
-    "Conv": conv,
-    "Relu": lambda n, x: torch.relu(x),
-    "Sigmoid": lambda n, x: torch.sigmoid(x),
-    "Clip": lambda n, x, lo=None, hi=None: torch.clamp(x, None if lo is None else lo.item(), None if hi is None else hi.item()),
-    "MaxPool": lambda n, x: pool(n, x, "max"),
-    "AveragePool": lambda n, x: pool(n, x, "avg"),
-    "GlobalAveragePool": lambda n, x: x.mean(dim=(2, 3), keepdim=True),
-    "Add": lambda n, a, b: a + b,
-    "Mul": lambda n, a, b: a * b,
-    "Concat": lambda n, *xs: torch.cat(xs, dim=attrs(n)["axis"]),
-    "Flatten": lambda n, x: torch.flatten(x, attrs(n).get("axis", 1)),
-    "Reshape": lambda n, x, shape: x.reshape([int(v) if int(v) != 0 else x.shape[i] for i, v in enumerate(shape.tolist())]),
-    "Gemm": gemm,
-    "MatMul": lambda n, a, b: a @ b,
-    "BatchNormalization": lambda n, x, s, b, m, v: F.batch_norm(x, m, v, s, b, False, 0.0, attrs(n).get("epsilon", 1e-5)),
-    "Dropout": lambda n, x, *rest: x,
-    "Identity": lambda n, x: x,
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dnnperf_py.onnx_torch import Node, constant, load_onnx, run_node, unsupported  # noqa: E402
 
 
 BUNDLE_EXACT_ELEMENTS = 4096  # tensors up to this size travel with their values
@@ -170,11 +66,11 @@ class Model:
         self.weights.update(materialise(data.get("weight_specs", {})))
         for n in nodes:
             if n.op_type == "Constant":
-                self.weights[n.output[0]] = n.attrs["value"]
+                self.weights[n.output[0]] = constant(n)
         self.nodes = [n for n in nodes if n.op_type != "Constant"]
-        for i, n in enumerate(self.nodes):
-            if n.op_type not in OPS:
-                sys.exit(f"run_schedule_torch: {path}: node {i} '{n.name}' has op {n.op_type}, which this runner does not execute")
+        problem = unsupported(self.nodes, path)
+        if problem:
+            sys.exit(f"run_schedule_torch: {problem}")
         self.input, self.input_shape, self.output = data["input"], data["input_shape"], data["output"]
 
     def run(self, x, device_of_node, first_device):
@@ -199,7 +95,8 @@ class Model:
                         where[key] = t.to(dev, non_blocking=True)
                     t = where[key]
                 args.append(t)
-            env[n.output[0]] = OPS[n.op_type](n, *args)
+            for name, value in zip(n.output, run_node(n, args)):
+                env[name] = value
         return env[self.output]
 
     def place(self, device_of_node):

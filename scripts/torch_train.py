@@ -7,7 +7,9 @@ NCCL on GPU), and writes the timings as JSON.
     /usr/bin/python3 scripts/torch_train.py --network transformer_encoder --batch 16 --seq 64 --procs 2 -o out.json
 
 Networks are built from the same definitions as dnnperf's zoo: torchvision's models and
-scripts/dnnperf_py/models.py. The median and minimum of the timed iterations (after warm-up) are
+scripts/dnnperf_py/models.py; an ONNX file (`--network model.onnx`) runs node by node through
+scripts/dnnperf_py/onnx_torch.py, its initializers trained as parameters, at the batch given here
+and the file's other input dimensions (as `dnnperf predict` reads it). The median and minimum of the timed iterations (after warm-up) are
 reported; with several processes an iteration lasts as long as its slowest rank. Training runs
 then time as many iterations again phase by phase (forward with the loss, backward, optimizer
 step; on a GPU with a synchronisation after each), so that a prediction's error can be placed;
@@ -37,6 +39,7 @@ import torch.multiprocessing as mp  # noqa: E402
 import torchvision  # noqa: E402
 
 from dnnperf_py.models import TransformerEncoderClassifier  # noqa: E402
+from dnnperf_py import onnx_torch  # noqa: E402
 
 VISION = {
     "alexnet": torchvision.models.alexnet, "vgg11": torchvision.models.vgg11, "vgg16": torchvision.models.vgg16,
@@ -48,6 +51,20 @@ VISION = {
 
 
 def build(args):
+    if args.network.endswith(".onnx"):
+        # As dnnperf's importer does: the file's shapes, the batch given here.
+        if not os.path.isfile(args.network):
+            raise SystemExit(f"torch_train: {args.network}: no such file")
+        data = onnx_torch.load_onnx(args.network)
+        try:
+            model = onnx_torch.OnnxModule(data, args.network)
+        except ValueError as e:
+            raise SystemExit(f"torch_train: {e}")
+        x = onnx_torch.example_input(data, args.batch)
+        with torch.no_grad():
+            classes = model.eval()(x).shape[-1]  # the output's last axis: the loss's classes
+        y = torch.randint(0, classes, (args.batch,))
+        return model, x, y
     if args.network in VISION:
         model = VISION[args.network]()
         h, w = args.input
@@ -59,7 +76,7 @@ def build(args):
         x = torch.randint(0, 10000, (args.batch, args.seq))
         y = torch.randint(0, 10, (args.batch,))
         return model, x, y
-    raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'])})")
+    raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'])}, or FILE.onnx)")
 
 
 def run(rank, args, result_path):
@@ -144,7 +161,7 @@ def run(rank, args, result_path):
             phases[name].append(seconds)
     if rank == 0:
         out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
-               "input": args.input if args.network in VISION else [args.seq], "iterations": args.iterations,
+               "input": args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:]), "iterations": args.iterations,
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
                "host_median_s": statistics.median(hosts) if cuda else None,
                "phases": {name: {"median_s": statistics.median(v), "min_s": min(v), "samples_s": v} for name, v in phases.items()}

@@ -251,8 +251,12 @@ void run_validate(const ValidateOptions& o) {
   std::array<std::vector<double>, 3> phase_errors;  // per kPhases, where the runs timed them
   std::vector<std::string> phase_rows;
   int inside_count = 0;
+  // Wide enough for the longest name: ONNX files are named by their path.
+  std::size_t name_width = 22;
+  for (const std::string& network : o.networks) name_width = std::max(name_width, network.size() + 2);
+  const int nw = static_cast<int>(name_width);
   if (!o.json)
-    std::cout << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs"
+    std::cout << std::left << std::setw(nw) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs"
               << std::setw(14) << "predicted ms" << std::setw(20) << "95% interval ms" << std::setw(13) << "measured ms" << std::setw(10) << "min ms" << std::setw(9)
               << "error %" << std::setw(9) << "noise %" << "\n";
   for (const std::string& network : o.networks)
@@ -296,7 +300,7 @@ void run_validate(const ValidateOptions& o) {
             // all-reduces and bucket copies DDP's backward waits for.
             const double predicted[3] = {p.forward_s, p.iteration_s - p.forward_s - p.update_s, p.update_s};
             std::ostringstream row;
-            row << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs;
+            row << std::left << std::setw(nw) << network << std::right << std::setw(7) << batch << std::setw(7) << procs;
             for (int i = 0; i < 3; ++i) {
               const double seen = 0.5 * ((*a.phases)[i] + (*b.phases)[i]);
               const double phase_error = 100 * (predicted[i] - seen) / seen;
@@ -307,13 +311,13 @@ void run_validate(const ValidateOptions& o) {
             phase_rows.push_back(row.str());
           }
           if (!o.json)
-            std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << std::setw(14)
+            std::cout << std::left << std::setw(nw) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << std::setw(14)
                       << fixed(1e3 * p.iteration_s, 2) << std::setw(20)
                       << (fixed(1e3 * p.iteration_low_s, 1) + "-" + fixed(1e3 * p.iteration_high_s, 1)) << std::setw(13) << fixed(1e3 * measured, 2) << std::setw(10)
                       << fixed(1e3 * std::min(a.min, b.min), 2) << std::setw(9) << fixed(error, 1) << std::setw(9) << fixed(floor, 1) << "\n";
         } catch (const std::exception& e) {
           c.update({{"status", "failed"}, {"reason", e.what()}});
-          if (!o.json) std::cout << std::left << std::setw(22) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << "  FAILED: " << e.what() << "\n";
+          if (!o.json) std::cout << std::left << std::setw(nw) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << "  FAILED: " << e.what() << "\n";
         }
         cases.push_back(c);
         std::cout.flush();
@@ -353,7 +357,7 @@ void run_validate(const ValidateOptions& o) {
               << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size() << "\n";
   if (!phase_rows.empty()) {
     std::cout << "\nper phase (timed apart, phase by phase; backward includes the all-reduces it waits for)\n"
-              << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs";
+              << std::left << std::setw(nw) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs";
     for (const char* phase : {"fwd", "bwd", "upd"}) std::cout << std::setw(11) << (phase + std::string(" pred")) << std::setw(11) << (phase + std::string(" meas")) << std::setw(9) << "error %";
     std::cout << "\n";
     for (const std::string& row : phase_rows) std::cout << row << "\n";
