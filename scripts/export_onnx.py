@@ -5,7 +5,8 @@ PyTorch itself counts (trainable parameters), for tests and for users who want O
     /usr/bin/python3 scripts/export_onnx.py [--skip-existing] OUT_DIR [CASE ...]
 
 Each case writes OUT_DIR/CASE.onnx and OUT_DIR/CASE.json. Without cases, every case is exported.
---skip-existing leaves cases whose two files are already there.
+--skip-existing leaves cases whose two files are already there. The case `composition` stands for
+the networks whose real steps measure a step's error beyond its kernels (COMPOSITION below).
 """
 import json
 import os
@@ -55,6 +56,21 @@ CASES = {
                                             lambda: tokens(2, 32), 17, TRAIN, "transformer_encoder"),
 }
 
+# Networks for measuring what whole steps cost beyond their kernels (`dnnperf fit --steps`): real
+# architectures that dnnperf is not validated on (squeeze-and-expand, channel shuffles, grouped
+# and depthwise convolutions, inception branches, deep bottlenecks), trained at 64x64.
+COMPOSITION = {
+    "squeezenet1_1": lambda: torchvision.models.squeezenet1_1(),
+    "shufflenet_v2_x1_0": lambda: torchvision.models.shufflenet_v2_x1_0(),
+    "mnasnet1_0": lambda: torchvision.models.mnasnet1_0(),
+    "regnet_x_400mf": lambda: torchvision.models.regnet_x_400mf(),
+    "googlenet": lambda: torchvision.models.googlenet(aux_logits=False, init_weights=False),
+    "resnext50_32x4d": lambda: torchvision.models.resnext50_32x4d(),
+    "resnet34": lambda: torchvision.models.resnet34(),
+}
+for _name, _make in COMPOSITION.items():
+    CASES[_name + "_train_op13"] = (_make, lambda: image(2, 64), 13, TRAIN, None)
+
 
 def export(name, out_dir):
     make, example, opset, mode, zoo = CASES[name]
@@ -97,6 +113,8 @@ def main():
     out_dir = args[0]
     os.makedirs(out_dir, exist_ok=True)
     names = args[1:] or list(CASES)
+    if names == ["composition"]:
+        names = [n + "_train_op13" for n in COMPOSITION]
     for name in names:
         if name not in CASES:
             print(f"unknown case '{name}'; known: {', '.join(CASES)}", file=sys.stderr)

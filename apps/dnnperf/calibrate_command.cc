@@ -11,6 +11,7 @@
 
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/format.h"
+#include "apps/dnnperf/ground_truth.h"
 #include "predictor/common/error.h"
 #include "predictor/hardware/fitted_sections.h"
 
@@ -42,6 +43,10 @@ constexpr const char* kGpuMemorySizes = ",268435456,1073741824";
 constexpr double kFitReserve = 45;
 // Sixteen reference kernels timed alone and beside co-running processes (~20 s on the 2-core VM).
 constexpr double kCoRunReserve = 25;
+// Real training steps of networks that are not validated (scripts/export_onnx.py COMPOSITION), two
+// runs each: what a whole step costs beyond its kernels, for the prediction intervals (~70 s for
+// the seven on the 2-core VM at batch 4, 64x64).
+constexpr double kStepReserve = 90;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -50,6 +55,40 @@ int run_step(const std::string& what, const std::string& command) {
   const int status = std::system(command.c_str());
   if (status == -1) throw InputError("cannot run: " + command);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/// Times real training steps of the composition networks into WORK/steps (two runs each, as
+/// `validate --save-measured` keeps them; runs already there are kept) and returns that folder,
+/// or "" where none could be timed.
+std::string measure_steps(const Options& o, const std::string& work) {
+  const std::string networks = work + "/networks";
+  const std::string steps = work + "/steps";
+  std::filesystem::create_directories(steps);
+  if (run_step("the composition networks as ONNX files (scripts/export_onnx.py composition)",
+               o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/export_onnx.py") + " --skip-existing " + quote(networks) + " composition >/dev/null") != 0) {
+    std::cout << "calibrate: exporting the composition networks failed (see above); intervals leave out the step's own error\n";
+    return "";
+  }
+  // Batches as validated: 4 on a CPU, 32 on a GPU (small inputs, 64x64).
+  const int batch = o.device == "cuda" ? 32 : 4;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(networks))
+    if (entry.path().extension() == ".onnx") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  int timed = 0;
+  for (const std::string& file : files) {
+    const std::string stem = steps + "/" + case_stem(file, batch, 1, false);
+    bool ok = true;
+    for (int r = 0; r < 2 && ok; ++r) {
+      const std::string out = stem + "_run" + std::to_string(r) + ".json";
+      if (std::filesystem::exists(out)) continue;
+      ok = run_step("a training step of " + std::filesystem::path(file).stem().string() + " at batch " + std::to_string(batch) + ", run " + std::to_string(r + 1) + " of 2",
+                    "timeout --kill-after=10 300 " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py") + " --network " + quote(file) +
+                        " --batch " + std::to_string(batch) + " --iterations 3 --device " + o.device + " --threads " + std::to_string(o.threads) + " -o " + quote(out)) == 0;
+    }
+    timed += ok;
+  }
+  return timed > 0 ? steps : "";
 }
 
 void run(const Options& o) {
@@ -112,7 +151,7 @@ void run(const Options& o) {
   const int most_procs = o.procs.empty() ? 1 : *std::max_element(o.procs.begin(), o.procs.end());
   const bool co_run = o.device == "cpu" && most_procs > 1;
   // What the measurements of GEMMs and convolutions may still take.
-  const auto kernel_time_left = [&] { return o.time_budget - kFitReserve - (co_run ? kCoRunReserve : 0.0) - elapsed(); };
+  const auto kernel_time_left = [&] { return o.time_budget - kFitReserve - kStepReserve - (co_run ? kCoRunReserve : 0.0) - elapsed(); };
   const double left = kernel_time_left();
   // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
@@ -158,8 +197,9 @@ void run(const Options& o) {
     files.push_back(exact);
   }
   if (!o.procs.empty() && std::filesystem::exists(collectives)) files.push_back(collectives);
+  const std::string steps = measure_steps(o, work);
   std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
-  fit_files(files, hardware, o.output, work + "/report", !o.networks.empty());
+  fit_files(files, hardware, o.output, work + "/report", !o.networks.empty(), steps, work + "/networks");
   std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";
 }
 

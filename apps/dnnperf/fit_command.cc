@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/dnnperf/format.h"
+#include "apps/dnnperf/ground_truth.h"
 #include "fitting/comm/comm_fit.h"
 #include "fitting/compute/compute_fit.h"
 #include "microbench/records/measurement.h"
@@ -76,6 +77,8 @@ struct FitOptions {
   std::string family = "both";  // compute family: FAMILY or CLASS=FAMILY,... (family_for)
   bool per_image_gemms = false;  // apply the measuring framework's per-image GEMM rule (conv_as_gemm.h)
   std::string dtype;  // element type of the GEMMs and convolutions fitted; empty: f32 where measured
+  std::string steps;          // ground-truth runs of networks not validated: the step's own spread
+  std::string step_networks;  // where their network files are, if not where the runs recorded them
 };
 
 /// The compute family `--family` asks for a kernel class: "analytic", "regression" or "both" (the
@@ -121,6 +124,38 @@ std::vector<CommModelKind> parse_models(const std::string& text) {
 }
 
 std::string pct(double v) { return fixed(v, 1); }
+
+/// With --steps: prices the runs' networks with the profile just fitted, prints each step's error
+/// beside its kernels' spread, and keeps the spread they leave as device.step_sigma.
+void fit_step_spread(const FitOptions& o, nlohmann::json& profile) {
+  if (o.steps.empty()) return;
+  const HardwareProfile fitted = hardware_profile_from_json(profile, o.output.empty() ? "the fitted profile" : o.output);
+  const StepComposition s = step_composition(fitted, o.steps, o.step_networks);
+  std::cout << "\nwhole steps against their kernels (" << o.steps << "; " << s.cases.size() << " runs";
+  if (s.drift.count)
+    std::cout << ", timed at " << fixed(s.drift.median, 2) << "x the calibration's kernel times (" << s.drift.count << " reference kernels; 10-90%: " << fixed(s.drift.low, 2)
+              << "-" << fixed(s.drift.high, 2) << "x), taken back to its speed";
+  else
+    std::cout << "; " << s.drift.note;
+  std::cout << "):\n";
+  std::size_t width = 24;
+  for (const auto& c : s.cases) width = std::max(width, std::filesystem::path(c.network).filename().string().size() + 2);
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "network" << std::right << std::setw(7) << "batch" << std::setw(14) << "predicted ms" << std::setw(13)
+            << "measured ms" << std::setw(10) << "error %" << std::setw(18) << "kernel spread %" << "\n";
+  for (const auto& c : s.cases)
+    std::cout << std::left << std::setw(static_cast<int>(width)) << std::filesystem::path(c.network).filename().string() << std::right << std::setw(7) << c.batch
+              << std::setw(14) << fixed(1e3 * c.predicted_s, 2) << std::setw(13) << fixed(1e3 * c.measured_s, 2) << std::setw(10)
+              << fixed(100 * (c.predicted_s / c.measured_s - 1), 1) << std::setw(18) << fixed(100 * c.kernel_sigma, 1) << "\n";
+  for (const std::string& why : s.skipped) std::cout << "skipped: " << why << "\n";
+  if (!s.estimated) {
+    std::cout << "step spread: not estimated (" << s.cases.size() << " single-process runs; at least " << kMinSteps << " needed)\n";
+    return;
+  }
+  std::cout << "step spread beyond the kernels': " << fixed(100 * s.sigma, 1) << "% (log sigma; mean error of the predictions " << fixed(100 * (std::exp(-s.bias) - 1), 1)
+            << "%); prediction intervals add it\n";
+  profile["device"]["step_sigma"] = s.sigma;
+  profile["sources"]["step_sigma"] = "dnnperf fit --steps " + o.steps + " on " + bench::utc_now() + ": " + std::to_string(s.cases.size()) + " runs";
+}
 
 void write_profile(const FitOptions& o, const nlohmann::json& profile) {
   if (o.output.empty()) return;
@@ -364,10 +399,14 @@ void run_fit(const FitOptions& o) {
   std::string sources;
   for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
   const bool compute = fit_compute(o, base, profile, sources);
+  // A base profile's step spread was measured against other kernel models: refitted ones need
+  // their own (--steps).
+  if (compute && profile.contains("device")) profile["device"].erase("step_sigma");
   const fitting::CommData data = fitting::load_comm_data(o.files, o.collective);
   for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) {
     if (!compute) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
+    fit_step_spread(o, profile);
     write_profile(o, profile);
     return;
   }
@@ -471,6 +510,7 @@ void run_fit(const FitOptions& o) {
 
   profile["communication"] = communication_section(chosen);
   profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
+  fit_step_spread(o, profile);
   write_profile(o, profile);
   if (!o.plots.empty()) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
@@ -542,8 +582,10 @@ void run_comm(const CommOptions& o) {
 }  // namespace
 
 void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report,
-               bool measured_kernels) {
+               bool measured_kernels, const std::string& steps, const std::string& step_networks) {
   FitOptions o;
+  o.steps = steps;
+  o.step_networks = step_networks;
   o.measured_kernels = measured_kernels;
   o.files = files;
   o.hardware = hardware;
@@ -566,6 +608,9 @@ void add_fit_command(CLI::App& app) {
       ->capture_default_str();
   c->add_flag("--per-image-gemms", o->per_image_gemms,
               "fit and price the convolutions the measuring framework runs as per-image GEMMs (PyTorch on one CPU thread: 1x1, batch under 16) as those GEMMs (class per_image_gemm)");
+  c->add_option("--steps", o->steps,
+                "ground-truth runs of networks other than those to be validated (a `validate --save-measured` folder): the error of whole steps beyond their kernels' enters the prediction intervals (device.step_sigma)");
+  c->add_option("--step-networks", o->step_networks, "folder of the --steps runs' network files, where they are not at the recorded path");
   c->add_option("--dtype", o->dtype, "element type of the GEMMs and convolutions to fit (one per fit; default: f32 where measured, else the most measured)");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
   c->callback([o] { run_fit(*o); });

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/dnnperf/format.h"
+#include "apps/dnnperf/ground_truth.h"
 #include "predictor/common/dtype.h"
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
@@ -48,38 +49,6 @@ struct ValidateOptions {
   std::string save_measured;
 };
 
-/// The file stem scripts/gpu_validate.sh writes a case's runs under.
-std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference) {
-  return network + "_b" + std::to_string(batch) + "_p" + std::to_string(procs) + (inference ? "_inference" : "_train");
-}
-
-/// The phases a training step's time is split into, as scripts/torch_train.py times them (forward
-/// with the loss, backward with the gradient all-reduces it waits for, optimizer step).
-constexpr const char* kPhases[] = {"forward", "backward", "update"};
-
-struct Measured {
-  bool ok = false;
-  double median = 0, min = 0;
-  /// Median of each of kPhases, where the run timed them (training runs since 2026-11-30).
-  std::optional<std::array<double, 3>> phases;
-  std::string error;
-};
-
-/// A torch_train.py result's times (throws nlohmann::json exceptions for a malformed one).
-Measured read_result(const nlohmann::json& j, const std::string& path) {
-  Measured m;
-  m.median = j.at("median_s");
-  m.min = j.at("min_s");
-  m.ok = m.median > 0 && m.min > 0;
-  if (!m.ok) m.error = path + ": non-positive times";
-  if (const auto it = j.find("phases"); it != j.end() && it->is_object()) {
-    std::array<double, 3> phases{};
-    for (int i = 0; i < 3; ++i) phases[i] = it->at(kPhases[i]).at("median_s");
-    if (std::all_of(phases.begin(), phases.end(), [](double v) { return v >= 0; })) m.phases = phases;
-  }
-  return m;
-}
-
 /// Runs a shell command; its exit status (-1: not started), with stdout and stderr in `output`.
 int run_command(const std::string& command, std::string& output) {
   std::FILE* pipe = popen(command.c_str(), "r");
@@ -89,14 +58,8 @@ int run_command(const std::string& command, std::string& output) {
   return pclose(pipe);
 }
 
-/// How fast the machine runs now against its calibration: the ratio, now over then, of the
-/// profile's reference kernels (median and 10-90% range), or a note saying why there is none.
-struct Drift {
-  std::size_t count = 0;
-  double median = 0, low = 0, high = 0;
-  std::string note;
-};
-
+/// How fast the machine runs now against its calibration: the profile's reference kernels timed
+/// again (or read where --measured kept them) against their calibrated times.
 Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
   Drift d;
   if (hw.reference_kernels.empty()) {
@@ -134,45 +97,16 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
       std::filesystem::copy_file(records, o.save_measured + "/" + kept_name, std::filesystem::copy_options::overwrite_existing);
     }
   }
-  std::map<MatrixKernelKey, double> then;
-  for (const auto& [k, seconds] : hw.reference_kernels) then[matrix_kernel_key(k)] = seconds;
-  std::vector<double> ratios;
-  std::ifstream in(records);
-  std::string line;
-  while (std::getline(in, line)) {
-    try {
-      const nlohmann::json r = nlohmann::json::parse(line);
-      if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
-      const auto dtype = parse_dtype(r.at("dtype").get<std::string>());
-      const std::optional<Kernel> k = dtype ? matrix_kernel_of(r.at("op"), r.at("params"), *dtype) : std::nullopt;
-      if (!k) continue;
-      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(r.at("seconds").at("median").get<double>() / it->second);
-    } catch (const nlohmann::json::exception&) {
-      continue;  // a line that is no measurement record says nothing of the drift
-    }
-  }
+  d = drift_from_records(hw, records);
   if (o.measured.empty()) std::filesystem::remove(records);
-  if (ratios.empty()) {
-    d.note = records + ": no reference kernel re-timed";
-    return d;
-  }
-  std::sort(ratios.begin(), ratios.end());
-  d.count = ratios.size();
-  d.median = ratios[ratios.size() / 2];
-  d.low = ratios[ratios.size() / 10];
-  d.high = ratios[ratios.size() - 1 - ratios.size() / 10];
   return d;
 }
 
-/// Zoo networks sized by tokens (--seq) rather than by an image (--input).
-bool is_sequence_model(const std::string& network) {
-  return network.find("transformer") != std::string::npos || network.find("gpt") != std::string::npos || network.find("bert") != std::string::npos;
-}
 
 /// One ground-truth run of scripts/torch_train.py.
-Measured ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
+StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
   if (!o.measured.empty()) {
-    Measured m;
+    StepTimes m;
     const std::string path = o.measured + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
     std::ifstream in(path);
     if (!in) {
@@ -181,7 +115,7 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
     }
     try {
       const nlohmann::json j = nlohmann::json::parse(in);
-      m = read_result(j, path);
+      m = read_step_times(j, path);
       // The run must be the case predicted: a file of another size would compare two cases.
       const auto differs = [&](const char* field, const nlohmann::json& expected, const std::string& option) {
         if (!m.ok || !j.contains(field) || j.at(field) == expected) return;
@@ -208,7 +142,7 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
                               std::to_string(o.input.size() > 1 ? o.input[1] : o.input[0]) + " --seq " + std::to_string(o.sequence) +
                               " --iterations " + std::to_string(o.iterations) + (o.inference ? " --inference" : "") +
                               " -o '" + out + "' 2>&1";
-  Measured m;
+  StepTimes m;
   std::string output;
   const int status = run_command(command, output);
   if (status < 0) {
@@ -233,7 +167,7 @@ Measured ground_truth(const ValidateOptions& o, const std::string& network, std:
     std::filesystem::copy_file(out, kept, std::filesystem::copy_options::overwrite_existing);
   }
   std::filesystem::remove(out);
-  return read_result(j, out);
+  return read_step_times(j, out);
 }
 
 void run_validate(const ValidateOptions& o) {
@@ -282,8 +216,8 @@ void run_validate(const ValidateOptions& o) {
           c["predicted_s"] = p.iteration_s;
           c["predicted_low_s"] = p.iteration_low_s;
           c["predicted_high_s"] = p.iteration_high_s;
-          const Measured a = ground_truth(o, network, batch, procs, 0);
-          const Measured b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
+          const StepTimes a = ground_truth(o, network, batch, procs, 0);
+          const StepTimes b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
           const double measured = 0.5 * (a.median + b.median);
           const double error = 100 * (p.iteration_s - measured) / measured;

@@ -125,6 +125,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   }
   d.host_dispatch_sigma = r.real("host_dispatch_sigma", 0.0);
   if (!(d.host_dispatch_sigma >= 0 && d.host_dispatch_sigma < 5)) r.fail("host_dispatch_sigma", "must be in [0, 5)");
+  d.step_sigma = r.real("step_sigma", 0.0);
+  if (!(d.step_sigma >= 0 && d.step_sigma < 5)) r.fail("step_sigma", "must be in [0, 5)");
   if (r.has("host_op_s")) {
     const json& h = r.at("host_op_s");
     if (!h.is_object()) r.fail("host_op_s", "must be an object of op kinds, e.g. {\"attention\": {\"forward\": 8e-05, \"backward\": 1.2e-04}}");
@@ -253,6 +255,8 @@ const FittedCommModel* find_comm_model(const HardwareProfile& p, const std::stri
 }
 
 HardwareProfile load_hardware_profile(const std::string& path) { return read_profile(read_json_file(path), path); }
+
+HardwareProfile hardware_profile_from_json(const json& document, const std::string& source) { return read_profile(document, source); }
 
 std::vector<std::pair<std::string, std::vector<std::string>>> shipped_hardware_profiles() {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "models/comm/fitted_comm_model.h"
 #include "models/compute/blocked_gemm.h"
 #include "models/compute/direct_conv.h"
@@ -110,6 +112,12 @@ struct DeviceSpec {
     double forward = 0, backward = 0;
   };
   std::map<std::string, HostOpSeconds, std::less<>> host_op_s;
+  /// The error a whole step carries beside its kernels' (log terms): what composing them misses
+  /// (caches warm from the previous kernel, the framework's calls between kernels). Measured by
+  /// `dnnperf fit --steps` on real steps of networks other than those validated, as the spread
+  /// their kernel intervals do not explain; the prediction interval adds it to the kernels' as
+  /// one more shared error (price_step). 0: none known.
+  double step_sigma = 0;
 };
 
 /// The factor for `processes` sharing the device: the measured one, linear between measured
@@ -169,6 +177,10 @@ const FittedCommModel* find_comm_model(const HardwareProfile& profile, const std
 /// Reads and validates a profile file: unknown fields, missing or non-positive figures are
 /// InputErrors naming the file and field.
 HardwareProfile load_hardware_profile(const std::string& path);
+
+/// The same from a parsed document; `source` names it in errors (`fit` checks the profile it is
+/// about to write this way).
+HardwareProfile hardware_profile_from_json(const nlohmann::json& document, const std::string& source);
 
 /// A profile by short name ("a100", "h100-sxm5-80gb", "cpu") from data/hardware/, or by path.
 /// The data directory is DNNPERF_DATA_DIR if set, else the source tree's data/ (compiled in).

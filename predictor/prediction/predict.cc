@@ -199,7 +199,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   const ProfileComputeModel model(hw);
   const DeviceSpec& d = hw.device;
   step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty() || d.gemm.residual_sigma > 0 || d.conv.residual_sigma > 0 ||
-                    d.memory.residual_sigma > 0;
+                    d.memory.residual_sigma > 0 || d.step_sigma > 0;
   ExecutionOptions execution;
   execution.allow_tf32 = config.precision == Precision::tf32;
   if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))
@@ -237,6 +237,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   if (step.calibrated && total > 0) {
     double variance = own;
     for (const auto& [family, shared] : family_shared) variance += shared * shared;
+    variance += (d.step_sigma * total) * (d.step_sigma * total);  // the step's own error, beside its kernels' 
     const double spread = 1.96 * std::sqrt(std::max(variance, 0.0)) / total;
     for (const double t : step.seconds) {
       step.low.push_back(t * std::exp(-spread));

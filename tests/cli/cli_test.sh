@@ -135,6 +135,45 @@ assert abs(compute(both,'1')/compute(alone,'1')-1)<1e-9, 'one rank'" "$bin" "$tm
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
+# fit --steps: whole steps of other networks against their kernels. Runs made here at e^r times
+# the prediction, at half the machine's calibrated speed (the reference kernels kept beside them
+# at twice their time): the step spread is sqrt(mean(r^2 - s^2)), s the kernels' own spread, and
+# predict's interval adds it in quadrature.
+mkdir -p "$tmp/steps" "$tmp/steps_one" "$tmp/steps_missing"
+/usr/bin/python3 - "$bin" "$tmp/both.json" "$tmp/steps" "$tmp/steps_one" "$tmp/steps_missing" <<'PY'
+import json, math, subprocess, sys
+bin, hw, steps, one, missing = sys.argv[1:6]
+def run(folder, net, seconds, network=None):
+    for r, f in ((0, 0.98), (1, 1.02)):
+        json.dump({"network": network or net, "batch_per_process": 2, "procs": 1, "inference": False, "input": [32, 32],
+                   "median_s": seconds * f, "min_s": seconds * f * 0.95}, open(f"{folder}/{net}_b2_p1_train_run{r}.json", "w"))
+expected = []
+for net, r in (("resnet18", 0.45), ("mobilenet_v2", -0.35), ("vgg11", 0.40)):
+    j = json.loads(subprocess.run([bin, "predict", "-n", net, "-b", "2", "--input", "32", "--gpus-per-node", "1", "--hardware", hw, "--json"], capture_output=True, text=True, check=True).stdout)
+    run(steps, net, 2 * j["iteration_s"] * math.exp(r))
+    expected.append((r, math.log(j["high"] / j["iteration_s"]) / 1.96))
+run(one, "resnet18", 0.01)
+run(missing, "gone.onnx", 0.01, "/nonexistent/gone.onnx")
+with open(f"{steps}/reference_kernels.jsonl", "w") as out:
+    for k in json.load(open(hw))["reference_kernels"]:
+        out.write(json.dumps({"type": "record", "status": "ok", "op": k["op"], "params": k["params"], "dtype": k["dtype"], "seconds": {"median": 2 * k["seconds"]}}) + "\n")
+json.dump(expected, open(f"{steps}/../steps_expected.json", "w"))
+PY
+"$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps" -o "$tmp/steps.json" > "$tmp/steps.txt" 2>&1
+/usr/bin/python3 - "$bin" "$tmp/steps.json" "$tmp/steps_expected.json" <<'PY' && grep -q "timed at 2.00x the calibration's kernel times" "$tmp/steps.txt" \
+  && echo "ok   fit_steps" || { echo "FAIL fit_steps"; tail -12 "$tmp/steps.txt"; fail=1; }
+import json, math, subprocess, sys
+bin, hw, expected = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+sigma = json.load(open(hw))["device"]["step_sigma"]
+want = math.sqrt(max(0.0, sum(r * r - s * s for r, s in expected) / len(expected)))
+assert want > 0.02 and abs(sigma - want) < 1e-3 * want, (sigma, want)
+j = json.loads(subprocess.run([bin, "predict", "-n", "resnet18", "-b", "2", "--input", "32", "--gpus-per-node", "1", "--hardware", hw, "--json"], capture_output=True, text=True, check=True).stdout)
+spread = math.log(j["high"] / j["iteration_s"]) / 1.96
+assert abs(spread - math.sqrt(expected[0][1] ** 2 + sigma ** 2)) < 1e-3 * spread, (spread, expected[0][1], sigma)
+PY
+check fit_steps_too_few 0 'step spread: not estimated \(1 single-process runs; at least 3 needed\)' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_one" -o "$tmp/one.json"
+check fit_steps_missing_network 1 "gone.onnx_b2_p1_train_run0.json: network file '/nonexistent/gone.onnx' is not there" -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_missing" -o "$tmp/gone.json"
+check fit_steps_no_dir 1 'no such directory of ground-truth runs' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/nowhere" -o "$tmp/nowhere.json"
 # A GPU's passes measured through PyTorch (an H200, 2026-11-30): the host's dispatch times per
 # class, the few-channel batch norms' times excluded in one line, and predictions on two timelines.
 gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"

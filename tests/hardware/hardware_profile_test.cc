@@ -330,6 +330,12 @@ TEST_CASE("A profile's host dispatch spread is a log spread in [0, 5)", "[hardwa
   CHECK(load_hardware_profile(good).device.host_dispatch_sigma == 0.25);
   const std::string bad = write_variant("dispatch_sigma_bad", [](nlohmann::json& j) { j["device"]["host_dispatch_sigma"] = -0.1; });
   CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("host_dispatch_sigma"));
+  // A step's own spread (fit --steps): absent is none, out of range is named.
+  CHECK(load_hardware_profile(good).device.step_sigma == 0);
+  const std::string step = write_variant("step_sigma", [](nlohmann::json& j) { j["device"]["step_sigma"] = 0.12; });
+  CHECK(load_hardware_profile(step).device.step_sigma == 0.12);
+  const std::string step_bad = write_variant("step_sigma_bad", [](nlohmann::json& j) { j["device"]["step_sigma"] = -0.5; });
+  CHECK_THROWS_WITH(load_hardware_profile(step_bad), Catch::Contains("field 'step_sigma' must be in [0, 5)"));
 }
 
 TEST_CASE("A fitted communication model is read back as written; models fitted before the per-call term still load", "[hardware][errors]") {

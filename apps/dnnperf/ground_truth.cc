@@ -1,0 +1,179 @@
+#include "apps/dnnperf/ground_truth.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "predictor/common/dtype.h"
+#include "predictor/common/error.h"
+#include "predictor/common/kernel_record.h"
+#include "predictor/import/network_loader.h"
+#include "predictor/prediction/predict.h"
+
+namespace dnnperf::cli {
+namespace {
+
+bool is_network_file(const std::string& network) { return network.ends_with(".json") || network.ends_with(".onnx"); }
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": not a torch_train.py result: " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference) {
+  const std::string name = is_network_file(network) ? std::filesystem::path(network).filename().string() : network;
+  return name + "_b" + std::to_string(batch) + "_p" + std::to_string(procs) + (inference ? "_inference" : "_train");
+}
+
+bool is_sequence_model(const std::string& network) {
+  return network.find("transformer") != std::string::npos || network.find("gpt") != std::string::npos || network.find("bert") != std::string::npos;
+}
+
+StepTimes read_step_times(const nlohmann::json& j, const std::string& path) {
+  StepTimes m;
+  m.median = j.at("median_s");
+  m.min = j.at("min_s");
+  m.ok = m.median > 0 && m.min > 0;
+  if (!m.ok) m.error = path + ": non-positive times";
+  if (const auto it = j.find("phases"); it != j.end() && it->is_object()) {
+    std::array<double, 3> phases{};
+    for (int i = 0; i < 3; ++i) phases[i] = it->at(kPhases[i]).at("median_s");
+    if (std::all_of(phases.begin(), phases.end(), [](double v) { return v >= 0; })) m.phases = phases;
+  }
+  return m;
+}
+
+Drift drift_from_records(const HardwareProfile& hw, const std::string& records) {
+  Drift d;
+  if (hw.reference_kernels.empty()) {
+    d.note = "profile '" + hw.name + "' keeps no reference kernels (dnnperf fit writes them)";
+    return d;
+  }
+  std::map<MatrixKernelKey, double> then;
+  for (const auto& [k, seconds] : hw.reference_kernels) then[matrix_kernel_key(k)] = seconds;
+  std::vector<double> ratios;
+  std::ifstream in(records);
+  std::string line;
+  while (std::getline(in, line)) {
+    try {
+      const nlohmann::json r = nlohmann::json::parse(line);
+      if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
+      const auto dtype = parse_dtype(r.at("dtype").get<std::string>());
+      const std::optional<Kernel> k = dtype ? matrix_kernel_of(r.at("op"), r.at("params"), *dtype) : std::nullopt;
+      if (!k) continue;
+      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(r.at("seconds").at("median").get<double>() / it->second);
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a line that is no measurement record says nothing of the drift
+    }
+  }
+  if (ratios.empty()) {
+    d.note = records + ": no reference kernel of the profile timed";
+    return d;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  d.count = ratios.size();
+  d.median = ratios[ratios.size() / 2];
+  d.low = ratios[ratios.size() / 10];
+  d.high = ratios[ratios.size() - 1 - ratios.size() / 10];
+  return d;
+}
+
+StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir) {
+  if (!std::filesystem::is_directory(dir)) throw InputError(dir + ": no such directory of ground-truth runs (--steps)");
+  StepComposition result;
+  const std::string kept = dir + "/reference_kernels.jsonl";
+  if (std::filesystem::exists(kept))
+    result.drift = drift_from_records(fitted, kept);
+  else
+    result.drift.note = kept + ": not kept; runs are taken as timed at the calibration's speed";
+  const double speed = result.drift.count ? result.drift.median : 1.0;
+  // The kernels' own spread only: a base profile's step spread must not explain itself.
+  HardwareProfile hw = fitted;
+  hw.device.step_sigma = 0;
+
+  std::vector<std::string> runs;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with("_run0.json")) runs.push_back(entry.path().string());
+  }
+  std::sort(runs.begin(), runs.end());
+  for (const std::string& first : runs) {
+    const nlohmann::json j = read_json(first);
+    std::string network;
+    std::int64_t batch = 0;
+    int procs = 1;
+    bool inference = false;
+    try {
+      network = j.at("network").get<std::string>();
+      batch = j.at("batch_per_process").get<std::int64_t>();
+      procs = j.value("procs", 1);
+      inference = j.value("inference", false);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(first + ": not a torch_train.py result: " + e.what());
+    }
+    if (procs != 1) {
+      result.skipped.push_back(first + ": " + std::to_string(procs) + " processes (a step's composition is measured on one)");
+      continue;
+    }
+    // Both runs where kept: the mean of their medians, as validate measures a case.
+    StepTimes a = read_step_times(j, first);
+    const std::string second = first.substr(0, first.size() - std::string("_run0.json").size()) + "_run1.json";
+    StepTimes b = std::filesystem::exists(second) ? read_step_times(read_json(second), second) : a;
+    if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
+
+    LoadOptions load;
+    load.batch = batch;
+    load.with_loss = !inference;
+    std::string source = network;
+    if (is_network_file(network)) {
+      if (!std::filesystem::exists(source) && !networks_dir.empty()) source = networks_dir + "/" + std::filesystem::path(network).filename().string();
+      if (!std::filesystem::exists(source))
+        throw InputError(first + ": network file '" + network + "' is not there" +
+                         (networks_dir.empty() ? "" : " nor in " + networks_dir) +
+                         " (name where the files are with --step-networks; scripts/export_onnx.py makes ONNX ones again)");
+    } else {
+      const std::vector<std::int64_t> input = j.at("input").get<std::vector<std::int64_t>>();
+      if (input.empty()) throw InputError(first + ": field 'input' is empty");
+      if (is_sequence_model(network))
+        load.sequence = input[0];
+      else
+        load.image = std::array<std::int64_t, 2>{input[0], input.size() > 1 ? input[1] : input[0]};
+    }
+    const Graph g = load_network(source, load);
+    RunConfig config;
+    config.inference = inference;
+    const Prediction p = predict(g, hw, config);
+    StepComposition::Case c;
+    c.network = network;
+    c.batch = batch;
+    c.inference = inference;
+    c.predicted_s = p.iteration_s;
+    c.measured_s = 0.5 * (a.median + b.median) / speed;
+    c.kernel_sigma = p.iteration_high_s > p.iteration_s ? std::log(p.iteration_high_s / p.iteration_s) / 1.96 : 0.0;
+    c.log_error = std::log(c.measured_s / c.predicted_s);
+    result.cases.push_back(c);
+  }
+  if (result.cases.size() >= kMinSteps) {
+    double excess = 0, bias = 0;
+    for (const auto& c : result.cases) {
+      excess += c.log_error * c.log_error - c.kernel_sigma * c.kernel_sigma;
+      bias += c.log_error;
+    }
+    const double n = static_cast<double>(result.cases.size());
+    result.sigma = std::sqrt(std::max(0.0, excess / n));
+    result.bias = bias / n;
+    result.estimated = true;
+  }
+  return result;
+}
+
+}  // namespace dnnperf::cli

@@ -1,0 +1,78 @@
+#pragma once
+// Ground truth for `validate` and `fit --steps`: the runs of scripts/torch_train.py as files, the
+// machine's drift against a profile's calibration, and the error a whole step carries beside its
+// kernels'.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "predictor/hardware/hardware_profile.h"
+
+namespace dnnperf::cli {
+
+/// The file stem a case's runs are kept under (DIR/<stem>_run0.json, _run1.json): a zoo name as
+/// it is, a network file by its file name.
+std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference);
+
+/// Zoo networks sized by tokens (--seq) rather than by an image (--input).
+bool is_sequence_model(const std::string& network);
+
+/// The phases a training step's time is split into, as scripts/torch_train.py times them (forward
+/// with the loss, backward with the gradient all-reduces it waits for, optimizer step).
+inline constexpr const char* kPhases[] = {"forward", "backward", "update"};
+
+/// One torch_train.py run's times.
+struct StepTimes {
+  bool ok = false;
+  double median = 0, min = 0;
+  /// Median of each of kPhases, where the run timed them (training runs since 2026-11-30).
+  std::optional<std::array<double, 3>> phases;
+  std::string error;
+};
+
+/// A torch_train.py result's times (throws nlohmann::json exceptions for a malformed one).
+StepTimes read_step_times(const nlohmann::json& result, const std::string& path);
+
+/// How fast the machine ran against a profile's calibration: the ratio, then over calibrated, of
+/// the profile's reference kernels (median and 10-90% range), or a note saying why there is none.
+struct Drift {
+  std::size_t count = 0;
+  double median = 0, low = 0, high = 0;
+  std::string note;
+};
+
+/// The drift that re-timed reference kernels (measurement records, JSON Lines) show against `hw`.
+Drift drift_from_records(const HardwareProfile& hw, const std::string& records);
+
+/// The error of whole steps beside their kernels', from real runs of networks (not those a
+/// profile is validated on): each case's log error r = ln(measured / predicted) against the
+/// spread s its kernels' intervals already give it; sigma^2 = mean(r^2 - s^2), at least 0.
+struct StepComposition {
+  struct Case {
+    std::string network;
+    std::int64_t batch = 0;
+    bool inference = false;
+    double predicted_s = 0, measured_s = 0;
+    double kernel_sigma = 0;  // the kernels' own spread of this step (log terms)
+    double log_error = 0;     // ln(measured / predicted), measured taken back to the calibration's speed
+  };
+  std::vector<Case> cases;
+  std::vector<std::string> skipped;  // runs not used, with why
+  Drift drift;                       // measured times are divided by drift.median where known
+  double sigma = 0, bias = 0;        // bias: mean of log_error
+  bool estimated = false;            // false with fewer than kMinSteps cases
+};
+
+/// Cases needed before a step spread is estimated.
+inline constexpr std::size_t kMinSteps = 3;
+
+/// Reads every single-process case in `dir` (torch_train.py results as `validate --save-measured`
+/// keeps them, with its reference_kernels.jsonl where kept) and prices it with `fitted`. Network
+/// files that are not where a run recorded them are looked for in `networks_dir` by file name.
+StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir);
+
+}  // namespace dnnperf::cli
