@@ -163,6 +163,14 @@ void run(const Options& o) {
                o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + common + " --time-budget " + fixed(sample_budget, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
+  // On a CPU, GEMMs that write 40-400 MB (wide:24): a large classifier's weight gradient is priced
+  // by where its output leaves the caches, which the free sample rarely reaches (a 10-minute
+  // profile without them priced VGG-11's first classifier layer at 5x its time; ~15 s).
+  const std::string wide_kernels = work + "/torch_" + o.device + "_wide.jsonl";
+  if (with_cnn && o.device == "cpu" && kernel_time_left() > 10 &&
+      run_step("GEMMs with large outputs (wide:24:1)", o.python + " " + quote(script) + " --shapes wide:24:1" + cold + common +
+                                                          " --time-budget " + fixed(std::min(60.0, kernel_time_left()), 0) + " --dnnperf " + quote(self) + " -o " + quote(wide_kernels)) != 0)
+    throw InputError("the large-output GEMM measurements failed (see above); rerun to resume");
   const std::string cnn_kernels = work + "/torch_" + o.device + "_cnn.jsonl";
   const double cnn_budget = kernel_time_left();
   if (with_cnn && cnn_budget > 10) {
@@ -175,6 +183,7 @@ void run(const Options& o) {
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
   if (std::filesystem::exists(cnn_kernels)) files.push_back(cnn_kernels);
+  if (std::filesystem::exists(wide_kernels)) files.push_back(wide_kernels);
   if (co_run && std::filesystem::exists(kernels)) {
     const std::string list = work + "/co_run_kernels.json";
     const std::string co_run_file = work + "/torch_cpu_co_run.jsonl";

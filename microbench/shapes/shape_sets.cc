@@ -232,6 +232,23 @@ ShapeSet cnn_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   return set;
 }
 
+ShapeSet wide_output_sample(std::int64_t count, std::uint64_t seed) {
+  ShapeSet set;
+  set.name = sampled_name("wide", count, seed, 0);
+  Draws rng(seed);
+  // A large fully connected layer's weight gradient at a small batch: k of 1-16 rows, an output of
+  // 40-400 MB written once (VGG's first classifier layer, 25088 x 4096, is 411 MB). Where that
+  // output leaves the caches, writing it sets the time; the free sample puts few shapes there.
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t elements = rng.log_uniform(1e7, 1e8);
+    const std::int64_t m = rng.log_uniform(600, 30000);
+    const std::int64_t n = std::max<std::int64_t>(1, elements / m);
+    const std::int64_t k = rng.pick({1, 2, 4, 8, 16});
+    set.gemms.push_back({m, n, k, 1, rng() % 3 != 0, false});  // dW = dy^T x mostly: transposed
+  }
+  return set;
+}
+
 std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -293,8 +310,15 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     }
     return depthwise ? depthwise_sample(n, seed, max_flops) : cnn ? cnn_sample(n, seed, max_flops) : sample(n, seed, max_flops);
   }
+  if (spec.rfind("wide:", 0) == 0) {
+    const std::string rest = spec.substr(5);
+    const std::size_t colon = rest.find(':');
+    const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
+    const std::uint64_t seed = colon == std::string::npos ? 1 : static_cast<std::uint64_t>(parse_positive(std::string_view(rest).substr(colon + 1), spec, "the seed"));
+    return wide_output_sample(n, seed);
+  }
   throw InputError("unknown shape set '" + spec +
-                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]] or square:N,...)");
+                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], wide:N[:SEED] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

@@ -20,6 +20,9 @@
 //                leave (2x2 to ~110x110), outputs 1/4-4x the inputs, kernels 1-7, stride 2
 //                sometimes, batches from 1 — where sample's independent draws of channels and side
 //                put few of the small-image, many-channel layers networks at small inputs run
+//   wide:N[:SEED]  N GEMMs with outputs of 40-400 MB and k of 1-16, mostly with A transposed: a
+//                large fully connected layer's weight gradient at small batches, where writing the
+//                output sets the time (VGG's first classifier layer: 411 MB)
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>

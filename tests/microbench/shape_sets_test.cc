@@ -104,6 +104,25 @@ TEST_CASE("The CNN set draws dense layers whose channels and image sizes go toge
   CHECK_THROWS_WITH(shape_set("cnn:-3"), Catch::Contains("the count must be a positive integer"));
 }
 
+TEST_CASE("The wide set draws GEMMs whose output is what they write", "[shapes]") {
+  const ShapeSet s = shape_set("wide:24:3");
+  REQUIRE(s.gemms.size() == 24);
+  CHECK(s.convs.empty());
+  CHECK(s.name == "wide:24:3");
+  int transposed = 0;
+  for (const GemmShape& g : s.gemms) {
+    const double output_mb = 4e-6 * static_cast<double>(g.m * g.n);
+    CHECK(output_mb >= 39);  // 1e7-1e8 f32 values, less n's rounding down
+    CHECK(output_mb <= 400);
+    CHECK((g.k >= 1 && g.k <= 16));
+    transposed += g.trans_a;
+  }
+  CHECK(transposed > 8);  // weight gradients mostly
+  CHECK(shape_set("wide:24:3").gemms.back().m == s.gemms.back().m);  // the same for the same seed
+  CHECK(shape_set("wide:24:4").gemms.back().m != s.gemms.back().m);
+  CHECK_THROWS_WITH(shape_set("wide:0"), Catch::Contains("the count must be a positive integer"));
+}
+
 TEST_CASE("Bad shape-set specs are reported", "[shapes][errors]") {
   CHECK_THROWS_WITH(shape_set("imagenet"), Catch::Contains("unknown shape set 'imagenet'"));
   CHECK_THROWS_WITH(shape_set("sample:x"), Catch::Contains("the count must be a positive integer"));
