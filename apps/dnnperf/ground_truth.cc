@@ -108,26 +108,27 @@ StepComposition step_composition(const HardwareProfile& fitted, const std::strin
   std::sort(runs.begin(), runs.end());
   for (const std::string& first : runs) {
     const nlohmann::json j = read_json(first);
+    const std::string second = first.substr(0, first.size() - std::string("_run0.json").size()) + "_run1.json";
     std::string network;
     std::int64_t batch = 0;
-    int procs = 1;
     bool inference = false;
+    StepTimes a, b;
+    std::vector<std::int64_t> input;
     try {
       network = j.at("network").get<std::string>();
       batch = j.at("batch_per_process").get<std::int64_t>();
-      procs = j.value("procs", 1);
       inference = j.value("inference", false);
+      if (const int procs = j.value("procs", 1); procs != 1) {
+        result.skipped.push_back(first + ": " + std::to_string(procs) + " processes (a step's composition is measured on one)");
+        continue;
+      }
+      // Both runs where kept: the mean of their medians, as validate measures a case.
+      a = read_step_times(j, first);
+      b = std::filesystem::exists(second) ? read_step_times(read_json(second), second) : a;
+      if (!is_network_file(network)) input = j.at("input").get<std::vector<std::int64_t>>();
     } catch (const nlohmann::json::exception& e) {
       throw InputError(first + ": not a torch_train.py result: " + e.what());
     }
-    if (procs != 1) {
-      result.skipped.push_back(first + ": " + std::to_string(procs) + " processes (a step's composition is measured on one)");
-      continue;
-    }
-    // Both runs where kept: the mean of their medians, as validate measures a case.
-    StepTimes a = read_step_times(j, first);
-    const std::string second = first.substr(0, first.size() - std::string("_run0.json").size()) + "_run1.json";
-    StepTimes b = std::filesystem::exists(second) ? read_step_times(read_json(second), second) : a;
     if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
 
     LoadOptions load;
@@ -141,17 +142,20 @@ StepComposition step_composition(const HardwareProfile& fitted, const std::strin
                          (networks_dir.empty() ? "" : " nor in " + networks_dir) +
                          " (name where the files are with --step-networks; scripts/export_onnx.py makes ONNX ones again)");
     } else {
-      const std::vector<std::int64_t> input = j.at("input").get<std::vector<std::int64_t>>();
       if (input.empty()) throw InputError(first + ": field 'input' is empty");
       if (is_sequence_model(network))
         load.sequence = input[0];
       else
         load.image = std::array<std::int64_t, 2>{input[0], input.size() > 1 ? input[1] : input[0]};
     }
-    const Graph g = load_network(source, load);
     RunConfig config;
     config.inference = inference;
-    const Prediction p = predict(g, hw, config);
+    Prediction p;
+    try {
+      p = predict(load_network(source, load), hw, config);
+    } catch (const InputError& e) {
+      throw InputError(first + ": " + e.what());
+    }
     StepComposition::Case c;
     c.network = network;
     c.batch = batch;

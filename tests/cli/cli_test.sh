@@ -174,6 +174,8 @@ PY
 check fit_steps_too_few 0 'step spread: not estimated \(1 single-process runs; at least 3 needed\)' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_one" -o "$tmp/one.json"
 check fit_steps_missing_network 1 "gone.onnx_b2_p1_train_run0.json: network file '/nonexistent/gone.onnx' is not there" -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_missing" -o "$tmp/gone.json"
 check fit_steps_no_dir 1 'no such directory of ground-truth runs' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/nowhere" -o "$tmp/nowhere.json"
+mkdir -p "$tmp/steps_bad" && echo '{"network": "resnet18", "batch_per_process": 2}' > "$tmp/steps_bad/resnet18_b2_p1_train_run0.json"
+check fit_steps_bad_run 1 "resnet18_b2_p1_train_run0.json: not a torch_train.py result: .*median_s" -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_bad" -o "$tmp/bad.json"
 # A GPU's passes measured through PyTorch (an H200, 2026-11-30): the host's dispatch times per
 # class, the few-channel batch norms' times excluded in one line, and predictions on two timelines.
 gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"
