@@ -30,40 +30,14 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dnnperf_py.onnx_torch import Node, constant, load_onnx, run_node, unsupported  # noqa: E402
-
-
-BUNDLE_EXACT_ELEMENTS = 4096  # tensors up to this size travel with their values
-
-
-def bundle(onnx_path, out_path):
-    data = load_onnx(onnx_path)
-    specs = {}
-    for name, t in list(data["weights"].items()):
-        if t.numel() > BUNDLE_EXACT_ELEMENTS and t.is_floating_point():
-            specs[name] = (list(t.shape), str(t.dtype).replace("torch.", ""))
-            del data["weights"][name]
-    data["weight_specs"] = specs
-    torch.save(data, out_path)
-
-
-def materialise(specs):
-    """Seeded weights of the recorded shapes, scaled by 1/sqrt(fan-in) so activations stay finite."""
-    g = torch.Generator().manual_seed(0)
-    out = {}
-    for name in sorted(specs):
-        shape, dtype = specs[name]
-        fan_in = max(1, int(torch.tensor(shape[1:]).prod().item()) if len(shape) > 1 else shape[0])
-        out[name] = (torch.randn(*shape, generator=g) / fan_in ** 0.5).to(getattr(torch, dtype))
-    return out
+from dnnperf_py.onnx_torch import Node, bundle, constant, load_graph, run_node, unsupported  # noqa: E402
 
 
 class Model:
     def __init__(self, path):
-        data = torch.load(path) if path.endswith(".pt") else load_onnx(path)
+        data = load_graph(path)
         nodes = [Node(n["name"], n["op_type"], n["input"], n["output"], n["attrs"]) for n in data["nodes"]]
         self.weights = dict(data["weights"])
-        self.weights.update(materialise(data.get("weight_specs", {})))
         for n in nodes:
             if n.op_type == "Constant":
                 self.weights[n.output[0]] = constant(n)

@@ -51,11 +51,14 @@ VISION = {
 
 
 def build(args):
-    if args.network.endswith(".onnx"):
-        # As dnnperf's importer does: the file's shapes, the batch given here.
+    if args.network.endswith((".onnx", ".pt")):
+        # As dnnperf's importer does: the file's shapes, the batch given here. A .pt is a bundle of
+        # an ONNX file (dnnperf_py/onnx_torch.py), for machines without the onnx package.
         if not os.path.isfile(args.network):
             raise SystemExit(f"torch_train: {args.network}: no such file")
-        data = onnx_torch.load_onnx(args.network)
+        data = onnx_torch.load_graph(args.network)
+        if args.network.endswith(".pt"):
+            args.network_name = data["source"]  # the results name the ONNX file that dnnperf predicts
         try:
             model = onnx_torch.OnnxModule(data, args.network)
         except ValueError as e:
@@ -160,7 +163,7 @@ def run(rank, args, result_path):
         for name, seconds in zip(phases, slowest([b - a for a, b in zip(marks, marks[1:])])):
             phases[name].append(seconds)
     if rank == 0:
-        out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
+        out = {"network": getattr(args, "network_name", args.network), "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
                "input": args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:]), "iterations": args.iterations,
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
                "host_median_s": statistics.median(hosts) if cuda else None,

@@ -12,8 +12,8 @@
 #   here:   tar xzf gpu_lease.tar.gz -C data/measurements/, then `dnnperf fit` and
 #           `dnnperf validate --measured` as data/measurements/gpu-h200-2026-11-30/README.md did
 #
-# DEADLINE_S (default 460) bounds the whole; STEPS (default "memory ophost sample validate profile
-# microbench exact") picks steps, MODES ("train inference") the ground truth's. Results go to
+# DEADLINE_S (default 460) bounds the whole; STEPS (default "memory ophost sample validate steps
+# profile microbench exact") picks steps, MODES ("train inference") the ground truth's. Results go to
 # $OUT/gpu_lease.tar.gz (a lent machine returns few files) and the log beside it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,7 +25,7 @@ start=$(date +%s)
 left() { echo $(( deadline - ($(date +%s) - start) )); }
 # share P: P percent of the deadline, but never more than is left beyond R percent kept for later steps
 share() { local b=$(( deadline * $1 / 100 )) rest=$(( $(left) - deadline * $2 / 100 )); [ "$rest" -lt "$b" ] && b=$rest; echo "$b"; }
-steps=" ${STEPS:-memory ophost sample validate profile microbench exact} "
+steps=" ${STEPS:-memory ophost sample validate steps profile microbench exact} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 step() { pack; echo; echo "== $1 ($(( $(date +%s) - start )) s, $(left) s left)"; }
 # The archive is rewritten before every step: a call stopped at its limit still brings back
@@ -89,6 +89,22 @@ if want validate; then
   step "ground truth: training and inference iterations"
   budget=$(share 37 25)
   [ "$budget" -gt 10 ] && BUDGET_S=$budget BATCHES=${BATCHES:-32} timeout $((budget + 60)) scripts/gpu_validate.sh "$dir/validation" || echo "FAILED: ground truth"
+fi
+
+if want steps; then
+  step "whole training steps of the composition networks (fit --steps: the step's own error)"
+  # Two runs each at the validation's batch, named as validate --save-measured names them, so that
+  # here `dnnperf fit ... --steps <this>/steps --step-networks .device-onnx` reads them.
+  b=${BATCHES:-32}; b=${b%%,*}
+  mkdir -p "$dir/steps"
+  for f in .device/networks/*.pt; do
+    [ "$(left)" -gt 40 ] || { echo "no time left for $(basename "$f")"; break; }
+    stem="$dir/steps/$(basename "${f%.pt}").onnx_b${b}_p1_train"
+    for r in 0 1; do
+      timeout 60 $python scripts/torch_train.py --network "$f" --batch "$b" --iterations 5 --device cuda -o "${stem}_run$r.json" > /dev/null \
+        || { echo "FAILED: steps of $(basename "$f")"; break; }
+    done
+  done
 fi
 
 if want profile; then

@@ -6,6 +6,9 @@
 #   kernels/sample.json  the generic set `dnnperf calibrate --device cuda` measures (sample:600:1:200)
 #   kernels/exact.json   the GEMMs and convolutions of scripts/gpu_validate.sh's networks at batch 32
 #                        (the transformer encoder at its zoo default of 128 tokens, as gpu_validate.sh runs it)
+#   networks/*.pt        the composition networks (scripts/export_onnx.py composition) as bundles
+#                        torch_train.py trains without the onnx package; their ONNX files stay in
+#                        .device-onnx/ here, for `dnnperf fit --steps ... --step-networks .device-onnx`
 # Then: run(command="scripts/gpu_calibrate.sh", carry=[".device"]) or scripts/device/gpu_lease.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,4 +38,10 @@ print(f"exact kernels: {len(kernels)}")'
 else
   echo "no $dnnperf: kernel lists not written (build dnnperf first, or set DNNPERF)" >&2
 fi
+/usr/bin/python3 scripts/export_onnx.py --skip-existing .device-onnx composition > /dev/null
+mkdir -p .device/networks
+for f in .device-onnx/*.onnx; do
+  /usr/bin/python3 -c 'import sys; sys.path.insert(0, "scripts"); from dnnperf_py import onnx_torch; onnx_torch.bundle(sys.argv[1], sys.argv[2])' \
+    "$f" ".device/networks/$(basename "${f%.onnx}").pt"
+done
 echo "prepared .device/ ($(du -sh .device | cut -f1))"

@@ -14,6 +14,7 @@ whose reshapes bake in the exported batch fails at that node, named. Training fo
 module's mode, not the file's: batch normalisation normalises by the batch's statistics and
 dropout drops when the module trains, as the zoo's networks do in torch_train.py.
 """
+import os
 import sys
 
 import torch
@@ -65,6 +66,49 @@ def load_onnx(path):
             "input_shape": [d.dim_value for d in tensor_type.shape.dim],
             "input_dtype": str(DTYPES.get(tensor_type.elem_type, torch.float32)).replace("torch.", ""),
             "output": g.output[0].name, "output_shape": [d.dim_value for d in out_type.shape.dim]}
+
+
+# A bundle (`bundle`) keeps tensors up to this size with their values: shapes, indices, constants.
+BUNDLE_EXACT_ELEMENTS = 4096
+
+
+def bundle(onnx_path, out_path):
+    """Writes an ONNX file's graph with torch.save, for machines without the onnx package (GPU
+    machines lent for measurement): small tensors exactly, large weights as their shapes only,
+    drawn again where the bundle is read (timing does not depend on their values)."""
+    data = load_onnx(onnx_path)
+    specs = {}
+    for name, t in list(data["weights"].items()):
+        if t.numel() > BUNDLE_EXACT_ELEMENTS and t.is_floating_point():
+            specs[name] = (list(t.shape), str(t.dtype).replace("torch.", ""))
+            del data["weights"][name]
+    data["weight_specs"] = specs
+    data["source"] = os.path.basename(onnx_path)
+    torch.save(data, out_path)
+
+
+def materialise(specs):
+    """Seeded weights of the recorded shapes, scaled by 1/sqrt(fan-in) so activations stay finite."""
+    g = torch.Generator().manual_seed(0)
+    out = {}
+    for name in sorted(specs):
+        shape, dtype = specs[name]
+        fan_in = max(1, int(torch.tensor(shape[1:]).prod().item()) if len(shape) > 1 else shape[0])
+        out[name] = (torch.randn(*shape, generator=g) / fan_in ** 0.5).to(getattr(torch, dtype))
+    return out
+
+
+def load_graph(path):
+    """An ONNX file's graph (load_onnx) or a bundle's, its weights complete either way; "source"
+    names the ONNX file it came from."""
+    if not path.endswith(".pt"):
+        data = load_onnx(path)
+        data["source"] = os.path.basename(path)
+        return data
+    data = torch.load(path)
+    data["weights"] = dict(data["weights"])
+    data["weights"].update(materialise(data.pop("weight_specs", {})))
+    return data
 
 
 def pads_of(a, rank=2):

@@ -78,6 +78,19 @@ drawn = onnx_torch.example_input(data, 5)
 check("token_input", drawn.shape == (5, 16) and drawn.dtype == torch.int64 and int(drawn.max()) < 10000, str(drawn.shape))
 
 
+# A bundle (for machines without the onnx package) trains the same graph: same parameters, and
+# torch_train.py's result names the ONNX file, which is what dnnperf predicts.
+onnx_torch.bundle(f"{cases}/resnet18_train_op13.onnx", f"{tmp}/resnet18.pt")
+from_bundle = onnx_torch.OnnxModule(onnx_torch.load_graph(f"{tmp}/resnet18.pt"))
+check("bundle_parameters", sum(p.numel() for p in from_bundle.parameters()) == 11689512 and os.path.getsize(f"{tmp}/resnet18.pt") < 1e6,
+      f"{sum(p.numel() for p in from_bundle.parameters())} parameters, {os.path.getsize(f'{tmp}/resnet18.pt')} bytes")
+train_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "torch_train.py")
+run = subprocess.run(["/usr/bin/python3", train_script, "--network", f"{tmp}/resnet18.pt", "--batch", "2", "--iterations", "1", "--warmup", "1",
+                      "-o", f"{tmp}/bundle_run.json"], capture_output=True, text=True, timeout=300)
+ran = json.load(open(f"{tmp}/bundle_run.json")) if run.returncode == 0 else {}
+check("bundle_trains", ran.get("network") == "resnet18_train_op13.onnx" and ran.get("median_s", 0) > 0 and ran.get("input") == [3, 64, 64],
+      run.stderr[-300:] or json.dumps(ran)[:300])
+
 # 3. What it cannot run is named: the node, its operator, and for a baked-in batch the shapes.
 def tiny(path, op, extra_inputs=(), initializers=()):
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
