@@ -185,6 +185,7 @@ void run_validate(const ValidateOptions& o) {
   std::array<std::vector<double>, 3> phase_errors;  // per kPhases, where the runs timed them
   std::vector<std::string> phase_rows;
   int inside_count = 0;
+  std::vector<double> interval_low, interval_high;  // per case, % below and above the prediction
   // Wide enough for the longest name: ONNX files are named by their path.
   std::size_t name_width = 22;
   for (const std::string& network : o.networks) name_width = std::max(name_width, network.size() + 2);
@@ -228,6 +229,11 @@ void run_validate(const ValidateOptions& o) {
           const bool inside = measured >= p.iteration_low_s && measured <= p.iteration_high_s;
           c["inside_interval"] = inside;
           inside_count += inside;
+          // Coverage means little without the width that bought it.
+          if (p.iteration_s > 0) {
+            interval_low.push_back(100 * (1 - p.iteration_low_s / p.iteration_s));
+            interval_high.push_back(100 * (p.iteration_high_s / p.iteration_s - 1));
+          }
           noise.push_back(floor);
           if (a.phases && b.phases && !o.inference) {
             // The predicted backward phase is the rest of the step: backward kernels, and the
@@ -269,6 +275,7 @@ void run_validate(const ValidateOptions& o) {
   const Drift drift = machine_drift(o, hw);
   nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
                            {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
+  if (!interval_low.empty()) result["interval_width_percent"] = {{"below", summary(interval_low)}, {"above", summary(interval_high)}};
   for (int i = 0; i < 3; ++i)
     if (!phase_errors[i].empty()) result["phase_error_percent"][kPhases[i]] = summary(phase_errors[i]);
   result["machine_drift"] = drift.count ? nlohmann::json{{"reference_kernels", drift.count}, {"median_ratio", drift.median}, {"p10_ratio", drift.low}, {"p90_ratio", drift.high}}
@@ -288,7 +295,11 @@ void run_validate(const ValidateOptions& o) {
   if (!errors.empty())
     std::cout << "\nMAPE " << fixed(e["mean"], 1) << "%, median " << fixed(e["median"], 1) << "%, max " << fixed(e["max"], 1)
               << "% over " << errors.size() << " cases; run-to-run noise floor: mean " << fixed(n["mean"], 1) << "%, max "
-              << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size() << "\n";
+              << fixed(n["max"], 1) << "%; measured inside the 95% interval in " << inside_count << " of " << errors.size()
+              << (interval_low.empty() ? std::string()
+                                       : " (intervals -" + fixed(result["interval_width_percent"]["below"]["mean"], 0) + "% to +" +
+                                             fixed(result["interval_width_percent"]["above"]["mean"], 0) + "% on average)")
+              << "\n";
   if (!phase_rows.empty()) {
     std::cout << "\nper phase (timed apart, phase by phase; backward includes the all-reduces it waits for)\n"
               << std::left << std::setw(nw) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs";

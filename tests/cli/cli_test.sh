@@ -425,6 +425,13 @@ assert abs(sum(ph[k]["predicted_s"] for k in ("forward", "backward", "update")) 
 assert all(ph[k]["predicted_s"] > 0 for k in ph), ph
 f = ph["forward"]; assert abs(f["error_percent"] - 100 * (f["predicted_s"] - 0.02) / 0.02) < 1e-9, f
 ' && echo "ok   validate_phases_json" || { echo "FAIL validate_phases_json"; fail=1; }
+# Coverage is reported with the width that bought it.
+"$bin" validate --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json" --networks resnet18 --batch 4 --input 64 --measured "$mdir" --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin); c = j["cases"][0]; w = j["interval_width_percent"]
+below, above = 100 * (1 - c["predicted_low_s"] / c["predicted_s"]), 100 * (c["predicted_high_s"] / c["predicted_s"] - 1)
+assert below > 0 and above > 0 and abs(w["below"]["mean"] - below) < 1e-9 and abs(w["above"]["mean"] - above) < 1e-9, (w, below, above)
+' && echo "ok   validate_interval_width" || { echo "FAIL validate_interval_width"; fail=1; }
 echo '{"median_s": 0.05, "min_s": 0.049, "phases": {"forward": {"median_s": 0.02}}}' > "$mdir/resnet18_b4_p1_train_run1.json"
 check validate_phases_bad 1 'resnet18_b4_p1_train_run1.json: not a torch_train.py result' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --measured "$mdir"
 rm -rf "$mdir"
