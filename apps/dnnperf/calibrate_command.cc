@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -60,7 +61,7 @@ int run_step(const std::string& what, const std::string& command) {
 /// Times real training steps of the composition networks into WORK/steps (two runs each, as
 /// `validate --save-measured` keeps them; runs already there are kept) and returns that folder,
 /// or "" where none could be timed.
-std::string measure_steps(const Options& o, const std::string& work) {
+std::string measure_steps(const Options& o, const std::string& work, const std::function<double()>& time_left) {
   const std::string networks = work + "/networks";
   const std::string steps = work + "/steps";
   std::filesystem::create_directories(steps);
@@ -75,10 +76,13 @@ std::string measure_steps(const Options& o, const std::string& work) {
   for (const auto& entry : std::filesystem::directory_iterator(networks))
     if (entry.path().extension() == ".onnx") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
-  int timed = 0;
   for (const std::string& file : files) {
+    if (time_left() < kFitReserve) {  // the fit keeps its time; the networks timed so far still count
+      std::cout << "calibrate: no time left for the other composition networks (rerun to resume)\n";
+      break;
+    }
     const std::string stem = steps + "/" + case_stem(file, batch, 1, false);
-    bool ok = true;
+    bool ok = true;  // a failed first run leaves the second out
     for (int r = 0; r < 2 && ok; ++r) {
       const std::string out = stem + "_run" + std::to_string(r) + ".json";
       if (std::filesystem::exists(out)) continue;
@@ -86,9 +90,11 @@ std::string measure_steps(const Options& o, const std::string& work) {
                     "timeout --kill-after=10 300 " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py") + " --network " + quote(file) +
                         " --batch " + std::to_string(batch) + " --iterations 3 --device " + o.device + " --threads " + std::to_string(o.threads) + " -o " + quote(out)) == 0;
     }
-    timed += ok;
   }
-  return timed > 0 ? steps : "";
+  // Runs timed now or by an earlier, interrupted calibration.
+  for (const auto& entry : std::filesystem::directory_iterator(steps))
+    if (entry.path().filename().string().ends_with("_run0.json")) return steps;
+  return "";
 }
 
 void run(const Options& o) {
@@ -206,7 +212,7 @@ void run(const Options& o) {
     files.push_back(exact);
   }
   if (!o.procs.empty() && std::filesystem::exists(collectives)) files.push_back(collectives);
-  const std::string steps = measure_steps(o, work);
+  const std::string steps = measure_steps(o, work, [&] { return o.time_budget - elapsed(); });
   std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
   fit_files(files, hardware, o.output, work + "/report", !o.networks.empty(), steps, work + "/networks");
   std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";
