@@ -15,8 +15,6 @@
 namespace dnnperf::cli {
 namespace {
 
-bool is_network_file(const std::string& network) { return network.ends_with(".json") || network.ends_with(".onnx"); }
-
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot read");
@@ -32,6 +30,21 @@ nlohmann::json read_json(const std::string& path) {
 std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference) {
   const std::string name = is_network_file(network) ? std::filesystem::path(network).filename().string() : network;
   return name + "_b" + std::to_string(batch) + "_p" + std::to_string(procs) + (inference ? "_inference" : "_train");
+}
+
+bool is_network_file(const std::string& network) { return network.ends_with(".json") || network.ends_with(".onnx"); }
+
+LoadOptions case_load_options(const std::string& network, std::int64_t batch, bool inference, const std::vector<std::int64_t>& input) {
+  LoadOptions load;
+  load.batch = batch;
+  load.with_loss = !inference;
+  if (is_network_file(network)) return load;
+  if (input.empty()) throw InputError("network '" + network + "': no input size");
+  if (is_sequence_model(network))
+    load.sequence = input[0];
+  else
+    load.image = std::array<std::int64_t, 2>{input[0], input.size() > 1 ? input[1] : input[0]};
+  return load;
 }
 
 bool is_sequence_model(const std::string& network) {
@@ -131,9 +144,6 @@ StepComposition step_composition(const HardwareProfile& fitted, const std::strin
     }
     if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
 
-    LoadOptions load;
-    load.batch = batch;
-    load.with_loss = !inference;
     std::string source = network;
     if (is_network_file(network)) {
       if (!std::filesystem::exists(source) && !networks_dir.empty()) source = networks_dir + "/" + std::filesystem::path(network).filename().string();
@@ -141,18 +151,12 @@ StepComposition step_composition(const HardwareProfile& fitted, const std::strin
         throw InputError(first + ": network file '" + network + "' is not there" +
                          (networks_dir.empty() ? "" : " nor in " + networks_dir) +
                          " (name where the files are with --step-networks; scripts/export_onnx.py makes ONNX ones again)");
-    } else {
-      if (input.empty()) throw InputError(first + ": field 'input' is empty");
-      if (is_sequence_model(network))
-        load.sequence = input[0];
-      else
-        load.image = std::array<std::int64_t, 2>{input[0], input.size() > 1 ? input[1] : input[0]};
     }
     RunConfig config;
     config.inference = inference;
     Prediction p;
     try {
-      p = predict(load_network(source, load), hw, config);
+      p = predict(load_network(source, case_load_options(network, batch, inference, input)), hw, config);
     } catch (const InputError& e) {
       throw InputError(first + ": " + e.what());
     }

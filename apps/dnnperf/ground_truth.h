@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "predictor/hardware/hardware_profile.h"
+#include "predictor/import/network_loader.h"
 
 namespace dnnperf::cli {
 
@@ -20,6 +21,14 @@ std::string case_stem(const std::string& network, std::int64_t batch, int procs,
 
 /// Zoo networks sized by tokens (--seq) rather than by an image (--input).
 bool is_sequence_model(const std::string& network);
+
+/// A network given as a file (.json, .onnx) rather than a zoo name.
+bool is_network_file(const std::string& network);
+
+/// How a case's network is loaded for its prediction: at `batch`, with the loss where it trains,
+/// and for a zoo network at the size torch_train.py records as `input` ([tokens] for sequence
+/// models, else [H, W] or [side]); a file keeps its own shapes.
+LoadOptions case_load_options(const std::string& network, std::int64_t batch, bool inference, const std::vector<std::int64_t>& input);
 
 /// The phases a training step's time is split into, as scripts/torch_train.py times them (forward
 /// with the loss, backward with the gradient all-reduces it waits for, optimizer step).

@@ -102,6 +102,11 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
   return d;
 }
 
+/// The size a zoo network runs at, as torch_train.py records it: [tokens] or [H, W].
+std::vector<std::int64_t> case_input(const ValidateOptions& o, const std::string& network) {
+  if (is_sequence_model(network)) return {o.sequence};
+  return {o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]};
+}
 
 /// One ground-truth run of scripts/torch_train.py.
 StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
@@ -125,10 +130,7 @@ StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std
       differs("batch_per_process", batch, "--batch");
       differs("procs", procs, "--procs");
       differs("inference", o.inference, "--inference");
-      if (!network.ends_with(".json") && !network.ends_with(".onnx"))
-        differs("input", is_sequence_model(network) ? nlohmann::json::array({o.sequence})
-                                                    : nlohmann::json::array({o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]}),
-                is_sequence_model(network) ? "--seq" : "--input");
+      if (!is_network_file(network)) differs("input", case_input(o, network), is_sequence_model(network) ? "--seq" : "--input");
     } catch (const std::exception& e) {
       m.error = path + ": not a torch_train.py result: " + e.what();
     }
@@ -199,16 +201,7 @@ void run_validate(const ValidateOptions& o) {
       for (int procs : o.procs) {
         nlohmann::json c = {{"network", network}, {"batch", batch}, {"procs", procs}, {"inference", o.inference}};
         try {
-          LoadOptions load;
-          load.batch = batch;
-          if (!network.ends_with(".json") && !network.ends_with(".onnx")) {
-            if (is_sequence_model(network))
-              load.sequence = o.sequence;
-            else
-              load.image = std::array<std::int64_t, 2>{o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]};
-          }
-          load.with_loss = !o.inference;
-          const Graph g = load_network(network, load);
+          const Graph g = load_network(network, case_load_options(network, batch, o.inference, case_input(o, network)));
           RunConfig config;
           config.inference = o.inference;
           config.plan.devices_per_node = procs;

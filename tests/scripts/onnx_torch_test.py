@@ -22,6 +22,7 @@ from dnnperf_py import onnx_torch  # noqa: E402
 from dnnperf_py.models import TransformerEncoderClassifier  # noqa: E402
 
 binary, cases = sys.argv[1], sys.argv[2]
+train = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "torch_train.py")
 warnings.filterwarnings("ignore")  # the exporter warns about every in-place op it rewrites
 tmp = tempfile.mkdtemp()
 failures = []
@@ -84,8 +85,7 @@ onnx_torch.bundle(f"{cases}/resnet18_train_op13.onnx", f"{tmp}/resnet18.pt")
 from_bundle = onnx_torch.OnnxModule(onnx_torch.load_graph(f"{tmp}/resnet18.pt"))
 check("bundle_parameters", sum(p.numel() for p in from_bundle.parameters()) == 11689512 and os.path.getsize(f"{tmp}/resnet18.pt") < 1e6,
       f"{sum(p.numel() for p in from_bundle.parameters())} parameters, {os.path.getsize(f'{tmp}/resnet18.pt')} bytes")
-train_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "torch_train.py")
-run = subprocess.run(["/usr/bin/python3", train_script, "--network", f"{tmp}/resnet18.pt", "--batch", "2", "--iterations", "1", "--warmup", "1",
+run = subprocess.run(["/usr/bin/python3", train, "--network", f"{tmp}/resnet18.pt", "--batch", "2", "--iterations", "1", "--warmup", "1",
                       "-o", f"{tmp}/bundle_run.json"], capture_output=True, text=True, timeout=300)
 ran = json.load(open(f"{tmp}/bundle_run.json")) if run.returncode == 0 else {}
 check("bundle_trains", ran.get("network") == "resnet18_train_op13.onnx" and ran.get("median_s", 0) > 0 and ran.get("input") == [3, 64, 64],
@@ -121,7 +121,6 @@ ok, failed = report["cases"]
 check("validate_onnx_measured", ok["status"] == "ok" and ok["measured_s"] > 0 and ok["predicted_s"] > 0, json.dumps(ok))
 check("validate_onnx_failed_case", failed["status"] == "failed" and "'the_node' (Einsum)" in failed["reason"] and run.returncode == 1,
       f"{failed}, exit {run.returncode}")
-train = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "torch_train.py")
 run = subprocess.run(["/usr/bin/python3", train, "--network", f"{tmp}/einsum.onnx", "--batch", "2", "-o", f"{tmp}/out.json"],
                      capture_output=True, text=True, timeout=120)
 check("torch_train_unsupported", run.returncode != 0 and "node 0 'the_node' has op Einsum" in run.stderr and not os.path.exists(f"{tmp}/out.json"),
