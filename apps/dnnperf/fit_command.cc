@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -421,7 +422,7 @@ void run_fit(const FitOptions& o) {
             << " algorithms, ranks";
   for (int r : ranks) std::cout << " " << r;
   std::cout << "\n\nheld-out error (%): sizes held out in 4 folds; each rank count held out in turn\n";
-  std::cout << std::left << std::setw(28) << "algorithm" << std::setw(9) << "model" << std::right << std::setw(8) << "MAPE"
+  std::cout << std::left << std::setw(28) << "algorithm" << std::setw(12) << "model" << std::right << std::setw(8) << "MAPE"
             << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << std::setw(12) << "MAPE ranks"
             << std::setw(10) << "in 95%" << std::setw(9) << "noise" << "  fit\n";
   std::vector<FittedCommModel> chosen;
@@ -435,8 +436,35 @@ void run_fit(const FitOptions& o) {
     held_out << "algorithm,model,held_out,bytes,ranks,measured_s,predicted_s,low_s,high_s,error_percent\n";
   }
   bool repeated = false;
+  std::string library_map;
+  // dnnperf's own algorithms, timed beside the library's choice: they tell which one it runs where.
+  std::vector<CommSample> own;
+  for (const CommSample& s : data.samples)
+    if (!is_library_choice(s.algorithm)) own.push_back(s);
   for (const std::string& algorithm : algorithms) {
     const auto samples = fitting::of_algorithm(data.samples, algorithm);
+    // The library's choice is fitted once as recursive doubling throughout and once with the map of
+    // which algorithm it runs where (where dnnperf's own were timed beside it): sizes inside a
+    // narrow band of the library's decision table cannot be placed from their neighbours, and the
+    // held-out error decides whether the map helps.
+    std::vector<std::vector<CommSample>> variants = {{}};
+    if (algorithm == "default") {
+      const auto choices = fitting::infer_library_choices(samples, own);
+      if (!choices.empty()) {
+        variants.push_back(own);
+        std::ostringstream text;
+        text << "the library's choice, as its times match dnnperf's own algorithms (model dnnperf+map prices it so):";
+        for (std::size_t i = 0; i < choices.size(); ++i) {
+          const bool first = i == 0 || choices[i - 1].ranks != choices[i].ranks;
+          text << (first ? "\n  " + std::to_string(choices[i].ranks) + " ranks: " : ", ") << choices[i].algorithm;
+          if (i + 1 < choices.size() && choices[i + 1].ranks == choices[i].ranks)
+            text << " below " << static_cast<long long>(choices[i + 1].from_bytes) << " B";
+          else
+            text << (first ? " throughout" : " above");
+        }
+        library_map = text.str() + "\n";
+      }
+    }
     // Run-to-run noise where several files timed the same points: the floor for any model.
     std::vector<double> spreads;
     for (const CommSample& s : samples)
@@ -444,31 +472,33 @@ void run_fit(const FitOptions& o) {
     const double noise = spreads.empty() ? 0.0 : std::accumulate(spreads.begin(), spreads.end(), 0.0) / static_cast<double>(spreads.size());
     repeated = repeated || !spreads.empty();
     std::optional<std::pair<double, FittedCommModel>> best;
-    for (CommModelKind kind : kinds) {
-      const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples);
-      const fitting::CrossValidation cv = fitting::cross_validate(kind, algorithm, samples);
+    for (CommModelKind kind : kinds) for (const std::vector<CommSample>& alternatives : variants) {
+      if (kind != CommModelKind::dnnperf && !alternatives.empty()) continue;  // the classics price one algorithm's steps
+      const std::string model_name = std::string(comm_model_name(kind)) + (alternatives.empty() ? "" : "+map");
+      const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples, alternatives);
+      const fitting::CrossValidation cv = fitting::cross_validate(kind, algorithm, samples, alternatives);
       // Too few sizes to hold any out (fewer than the model's parameters per fold): no figures, not zeros.
       const bool sized = cv.held_out_sizes.count > 0;
-      std::cout << std::left << std::setw(28) << algorithm << std::setw(9) << comm_model_name(kind) << std::right << std::setw(8)
+      std::cout << std::left << std::setw(28) << algorithm << std::setw(12) << model_name << std::right << std::setw(8)
                 << (sized ? pct(cv.held_out_sizes.mape) : "-") << std::setw(8) << (sized ? pct(cv.held_out_sizes.median) : "-") << std::setw(8)
                 << (sized ? pct(cv.held_out_sizes.p90) : "-") << std::setw(10) << (sized ? pct(100 * cv.held_out_sizes.coverage) : "-") << std::setw(12)
                 << (cv.held_out_ranks.count ? pct(cv.held_out_ranks.mape) : "-") << std::setw(10)
                 << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << std::setw(9)
                 << (spreads.empty() ? "-" : pct(noise)) << "  " << fit.message << "\n";
-      report.push_back({{"algorithm", algorithm}, {"model", comm_model_name(kind)}, {"converged", fit.converged},
+      report.push_back({{"algorithm", algorithm}, {"model", model_name}, {"converged", fit.converged},
                         {"held_out_sizes", {{"mape", cv.held_out_sizes.mape}, {"median", cv.held_out_sizes.median}, {"p90", cv.held_out_sizes.p90}, {"coverage", cv.held_out_sizes.coverage}}},
                         {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}},
                         {"run_to_run_noise", spreads.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"mean_percent", noise}, {"points", spreads.size()}}}});
       for (const fitting::HeldOutPoint& h : cv.points)
         if (held_out)
-          held_out << algorithm << "," << comm_model_name(kind) << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
+          held_out << algorithm << "," << model_name << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
                    << h.sample.ranks << "," << h.sample.seconds << "," << h.prediction.seconds << "," << h.prediction.low << ","
                    << h.prediction.high << "," << 100 * (h.prediction.seconds - h.sample.seconds) / h.sample.seconds << "\n";
       if (!fit.converged) continue;
       if (points)
         for (const CommSample& s : samples) {
           const CommPrediction p = fit.model.predict(s.bytes, s.ranks);
-          points << algorithm << "," << comm_model_name(kind) << "," << s.bytes << "," << s.ranks << "," << s.seconds << ","
+          points << algorithm << "," << model_name << "," << s.bytes << "," << s.ranks << "," << s.seconds << ","
                  << p.seconds << "," << p.low << "," << p.high << "\n";
         }
       const double score = cv.held_out_sizes.count ? cv.held_out_sizes.mape : 1e9;
@@ -483,6 +513,7 @@ void run_fit(const FitOptions& o) {
     if (m.algorithm == "default") fallback = &m;
   if (repeated)
     std::cout << "noise: mean (slowest - fastest) / mean over the points several files timed; a model's held-out error near it is noise, not model\n";
+  std::cout << library_map;
   std::cout << "\nalgorithm selection (chosen models; gain over the library default where it was measured)\n";
   std::cout << std::right << std::setw(7) << "ranks" << std::setw(12) << "bytes" << "  " << std::left << std::setw(20) << "best"
             << std::right << std::setw(12) << "best us" << std::setw(14) << "default us" << std::setw(9) << "gain %" << "\n";
@@ -550,7 +581,11 @@ void run_comm(const CommOptions& o) {
     }
     if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
     const CommPrediction p = m->predict(o.bytes, o.procs);
-    out.update({{"algorithm", m->algorithm}, {"model", comm_model_name(m->kind)}, {"seconds", p.seconds}, {"low", p.low}, {"high", p.high}, {"calibrated", true}});
+    const FittedCommModel& priced_by = m->for_ranks(o.procs);
+    out.update({{"algorithm", m->algorithm}, {"model", comm_model_name(m->kind)}, {"seconds", p.seconds}, {"low", p.low}, {"high", p.high}, {"calibrated", true},
+                // Priced by a fit of this rank count alone (it was measured), or by the model of all counts.
+                {"ranks_measured", &priced_by != m}});
+    if (!priced_by.library_choices.empty()) out["library_runs"] = std::string(priced_by.steps_of(o.bytes, o.procs));
   } else {
     if (o.algorithm == "default") throw InputError("'default' is the library's measured choice: fit the profile first (dnnperf fit)");
     CommGroup g;
@@ -576,7 +611,11 @@ void run_comm(const CommOptions& o) {
   std::cout << o.collective << " of " << static_cast<long long>(o.bytes) << " bytes over " << o.procs << " processes on " << hw.name
             << ": " << fixed(out["seconds"].get<double>() * 1e6, 2) << " us";
   if (fitted) std::cout << " (95% interval " << fixed(out["low"].get<double>() * 1e6, 2) << " - " << fixed(out["high"].get<double>() * 1e6, 2) << " us)";
-  std::cout << ", " << out["algorithm"].get<std::string>() << ", " << out["model"].get<std::string>() << (fitted ? "" : " (uncalibrated)") << "\n";
+  std::cout << ", " << out["algorithm"].get<std::string>();
+  if (out.contains("library_runs")) std::cout << " (running " << out["library_runs"].get<std::string>() << " here)";
+  std::cout << ", " << out["model"].get<std::string>() << (fitted ? "" : " (uncalibrated)");
+  if (fitted) std::cout << (out["ranks_measured"].get<bool>() ? ", fitted to this rank count" : ", from the rank counts measured");
+  std::cout << "\n";
 }
 
 }  // namespace

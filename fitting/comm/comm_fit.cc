@@ -5,11 +5,13 @@
 #include <functional>
 #include <limits>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include <ceres/ceres.h>
 
 #include "fitting/ceres_solve.h"
+#include "models/comm/allreduce.h"
 
 namespace dnnperf::fitting {
 namespace {
@@ -38,7 +40,7 @@ std::vector<double> initial(CommModelKind kind, const std::vector<CommSample>& s
   switch (kind) {
     case CommModelKind::hockney: return {alpha, beta, beta / 2};
     case CommModelKind::loggp: return {alpha, alpha / 2, beta, beta / 2};
-    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2, beta / 4, alpha};
+    case CommModelKind::dnnperf: return {alpha, beta, 2 * alpha, beta, beta / 4, beta / 2, alpha, 0.2, beta / 4, alpha, alpha / 2};
   }
   return {};
 }
@@ -50,6 +52,7 @@ struct Solved {
   std::vector<double> params;
   double cost = std::numeric_limits<double>::infinity();
   bool converged = false;
+  bool usable = false;
   std::string message;
   std::vector<double> covariance;
 };
@@ -59,7 +62,7 @@ Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_cov
   std::vector<double> p = initial(m.kind, s);
   ceres::Problem problem;
   for (const CommSample& x : s) {
-    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 10>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
+    auto* cost = new ceres::DynamicAutoDiffCostFunction<LogResidual, 11>(new LogResidual{&m, x.bytes, x.ranks, std::log(x.seconds)});
     cost->AddParameterBlock(static_cast<int>(p.size()));
     cost->SetNumResiduals(1);
     problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), p.data());
@@ -67,18 +70,23 @@ Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_cov
   for (std::size_t i = 0; i < p.size(); ++i) problem.SetParameterLowerBound(p.data(), static_cast<int>(i), 0.0);
   problem.SetParameterLowerBound(p.data(), 0, 1e-9);  // a latency: the model stays positive
   // Without a sample past P the data say nothing of oversubscription: its terms stay at 0 rather
-  // than at their starting guesses, so that predictions for more ranks do not invent a cost.
+  // than at their starting guesses, so that predictions for more ranks do not invent a cost. With
+  // one rank count they are constants the latencies and bandwidths already hold (a fit of one
+  // count alone): free, they would only wander.
   const bool oversubscribed = std::any_of(s.begin(), s.end(), [&](const CommSample& x) { return x.ranks > m.oversubscribed_from; });
-  if (m.kind == CommModelKind::dnnperf && !oversubscribed) {
+  const bool one_count = std::all_of(s.begin(), s.end(), [&](const CommSample& x) { return x.ranks == s.front().ranks; });
+  if (m.kind == CommModelKind::dnnperf && (!oversubscribed || one_count)) {
     for (int i : kOversubscriptionParameters) p[static_cast<std::size_t>(i)] = 0;
     problem.SetManifold(p.data(), new ceres::SubsetManifold(static_cast<int>(p.size()), kOversubscriptionParameters));
   }
-  const SolveResult solved = solve_quietly(problem);
+  // The search's many solves may stop early: they rank choices. The kept one runs to convergence.
+  const SolveResult solved = solve_quietly(problem, with_covariance ? 2000 : 200);
   out.params = p;
   out.cost = solved.cost;
   out.converged = solved.converged;
+  out.usable = solved.usable;
   out.message = solved.message;
-  if (with_covariance && out.converged) {
+  if (with_covariance && out.usable) {
     ceres::Covariance::Options co;
     co.algorithm_type = ceres::DENSE_SVD;
     co.null_space_rank = -1;  // tolerate parameters the data cannot pin down
@@ -110,18 +118,76 @@ std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, con
   return out;
 }
 
-FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s) {
+std::vector<LibraryChoice> infer_library_choices(const std::vector<CommSample>& library, const std::vector<CommSample>& alternatives) {
+  // (ranks, bytes) -> the library's seconds, and each alternative's log distance from it there.
+  std::map<std::pair<int, double>, double> measured;
+  for (const CommSample& x : library) measured[{x.ranks, x.bytes}] = x.seconds;
+  std::vector<std::string> names;
+  std::map<std::pair<int, double>, std::map<std::string, double>> distance;
+  for (const CommSample& x : alternatives) {
+    const auto parsed = parse_allreduce(x.algorithm);
+    if (!parsed || allreduce_name(*parsed) != x.algorithm) continue;
+    const auto it = measured.find({x.ranks, x.bytes});
+    if (it == measured.end()) continue;
+    distance[it->first][x.algorithm] = std::abs(std::log(x.seconds / it->second));
+    if (std::find(names.begin(), names.end(), x.algorithm) == names.end()) names.push_back(x.algorithm);
+  }
+  // Per rank count, the sequence of picks that matches the library's times best with a price on
+  // every switch: two algorithms a few percent apart swap places from run to run, which a
+  // library's decision table does not; where it switches between algorithms that differ clearly,
+  // the match pays for the switch. An alternative not timed at a point matches it badly.
+  constexpr double kSwitch = 0.2, kUntimed = 2.0;
+  std::vector<LibraryChoice> choices;
+  auto it = distance.begin();
+  while (it != distance.end()) {
+    const int ranks = it->first.first;
+    std::vector<double> sizes;
+    std::vector<std::vector<double>> cost;   // [point][algorithm]: the best sequence ending there
+    std::vector<std::vector<int>> from;      // the previous point's algorithm on that sequence
+    for (; it != distance.end() && it->first.first == ranks; ++it) {
+      std::vector<double> here(names.size());
+      std::vector<int> back(names.size(), -1);
+      for (std::size_t a = 0; a < names.size(); ++a) {
+        const auto d = it->second.find(names[a]);
+        here[a] = d == it->second.end() ? kUntimed : d->second;
+        if (cost.empty()) continue;
+        int best = static_cast<int>(a);
+        double lowest = cost.back()[a];
+        for (std::size_t b = 0; b < names.size(); ++b)
+          if (cost.back()[b] + kSwitch < lowest) lowest = cost.back()[b] + kSwitch, best = static_cast<int>(b);
+        here[a] += lowest;
+        back[a] = best;
+      }
+      sizes.push_back(it->first.second);
+      cost.push_back(std::move(here));
+      from.push_back(std::move(back));
+    }
+    std::vector<int> pick(sizes.size());
+    pick.back() = static_cast<int>(std::min_element(cost.back().begin(), cost.back().end()) - cost.back().begin());
+    for (std::size_t i = sizes.size() - 1; i > 0; --i) pick[i - 1] = from[i][static_cast<std::size_t>(pick[i])];
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::string& a = names[static_cast<std::size_t>(pick[i])];
+      if (i == 0) choices.push_back({ranks, 0.0, a});
+      else if (choices.back().algorithm != a) choices.push_back({ranks, std::sqrt(sizes[i - 1] * sizes[i]), a});
+    }
+  }
+  return choices;
+}
+
+FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s,
+                          const std::vector<CommSample>& alternatives) {
   FitOutcome f;
   f.points = static_cast<int>(s.size());
   f.model.kind = kind;
   f.model.algorithm = algorithm;
+  if (algorithm == "default" && !alternatives.empty()) f.model.library_choices = infer_library_choices(s, alternatives);
   const std::size_t parameters = comm_model_parameters(kind).size();
   if (s.size() < parameters + 2) {
     f.message = std::to_string(s.size()) + " points for " + std::to_string(parameters) + " parameters: not fitted";
     return f;
   }
   FittedCommModel& m = f.model;
-  m.eager_limit = m.cache_bytes = m.memory_bytes = std::numeric_limits<double>::infinity();
+  m.eager_limit = m.fast_limit = m.cache_bytes = m.memory_bytes = std::numeric_limits<double>::infinity();
   int max_ranks = 0;
   std::set<double> sizes;
   for (const CommSample& x : s) {
@@ -162,11 +228,13 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
         if (const double c = try_fit(); c < lowest) lowest = c, chosen = from;
       }
       m.oversubscribed_from = chosen;
-      for (double* knob : {&m.eager_limit, &m.cache_bytes, &m.memory_bytes}) {
+      for (double* knob : {&m.eager_limit, &m.fast_limit, &m.cache_bytes, &m.memory_bytes}) {
         if (knob == &m.eager_limit && eager_known) continue;
         double pick = *knob;
         lowest = std::numeric_limits<double>::infinity();
         for (double t : thresholds) {
+          // A fast path at or past the eager limit changes nothing: not worth a solve.
+          if (knob == &m.fast_limit && t >= m.eager_limit && std::isfinite(t)) continue;
           *knob = t;
           if (const double c = try_fit(); c < lowest) lowest = c, pick = t;
         }
@@ -201,11 +269,32 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
   m.covariance = best.covariance;
   m.residual_sigma = residual_sigma(m, s);
   f.converged = best.converged;
+  f.usable = best.usable;
   f.message = best.converged ? "converged" : "did not converge: " + best.message;
+  // Each measured rank count alone, where it has enough sizes; a count whose fit fails is left to
+  // the joint model.
+  std::set<int> counts;
+  for (const CommSample& x : s) counts.insert(x.ranks);
+  if (f.converged && counts.size() > 1)
+    for (const int p : counts) {
+      std::vector<CommSample> only, only_alternatives;
+      for (const CommSample& x : s)
+        if (x.ranks == p) only.push_back(x);
+      for (const CommSample& x : alternatives)
+        if (x.ranks == p) only_alternatives.push_back(x);
+      if (only.size() < parameters + 2) continue;
+      FitOutcome local = fit_comm_model(kind, algorithm, only, only_alternatives);
+      // One count alone has fewer points and flatter valleys: a fit stopped at the iteration
+      // limit is still far closer to that count than the joint model is.
+      if (!local.usable) continue;
+      local.model.fitted_ranks = p;
+      m.at_ranks.push_back(std::move(local.model));
+    }
   return f;
 }
 
-CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s) {
+CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s,
+                               const std::vector<CommSample>& alternatives) {
   CrossValidation cv;
   std::vector<double> sizes;
   std::set<int> ranks;
@@ -217,12 +306,14 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   bool by_ranks = false;
   const auto evaluate = [&](const std::function<bool(const CommSample&)>& held_out) {
-    std::vector<CommSample> train, test;
+    std::vector<CommSample> train, test, train_alternatives;
     for (const CommSample& x : s) (held_out(x) ? test : train).push_back(x);
+    for (const CommSample& x : alternatives)
+      if (!held_out(x)) train_alternatives.push_back(x);
     std::vector<std::pair<double, double>> pairs;  // measured, predicted
     int inside = 0;
     if (test.empty()) return std::pair{pairs, inside};
-    const FitOutcome f = fit_comm_model(kind, algorithm, train);
+    const FitOutcome f = fit_comm_model(kind, algorithm, train, train_alternatives);
     if (!f.converged) return std::pair{pairs, inside};
     for (const CommSample& x : test) {
       const CommPrediction p = f.model.predict(x.bytes, x.ranks);

@@ -5,8 +5,8 @@
 // error, so small and large messages count alike — with every parameter bounded below by zero.
 // dnnperf's model takes its protocol threshold from the records where the MPI library reported it
 // (MPI_T, `layout.eager_limit`) and its oversubscription point from the node's CPU count
-// (`layout.cpus_per_node`, one-node records), else chooses them from the data like its cache sizes
-// (coordinate search over the measured sizes and rank counts). Parameter covariance and
+// (`layout.cpus_per_node`, one-node records), else chooses them from the data like its fast-path
+// limit and cache sizes (coordinate search over the measured sizes and rank counts). Parameter covariance and
 // the residual spread give 95% prediction intervals.
 //
 // Evaluation never scores a model on data it was fitted to: sizes are held out in folds (every
@@ -24,13 +24,22 @@ namespace dnnperf::fitting {
 struct FitOutcome {
   FittedCommModel model;
   bool converged = false;
+  bool usable = false;    // a solution exists: converged, or stopped at the iteration limit
   std::string message;  // Ceres' termination message, or why the fit was not done
   int points = 0;
 };
 
+/// Which of dnnperf's own algorithms the library's choice ("default") runs at each point it was
+/// measured: the one of `alternatives` timed at the same size and rank count whose time is nearest
+/// its own (in log). Consecutive sizes with the same pick make one range; a switch lies halfway
+/// (geometrically) between the sizes either side. Empty where no alternative shares a point.
+std::vector<LibraryChoice> infer_library_choices(const std::vector<CommSample>& library, const std::vector<CommSample>& alternatives);
+
 /// Fits `kind` for one algorithm to its samples. Fewer points than parameters: not converged,
-/// with the reason.
-FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
+/// with the reason. For the library's choice, `alternatives` (samples of dnnperf's own algorithms
+/// from the same runs) give it the map of which algorithm it runs where (infer_library_choices).
+FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples,
+                          const std::vector<CommSample>& alternatives = {});
 
 /// One measurement predicted by a fit that did not see it.
 struct HeldOutPoint {
@@ -45,7 +54,10 @@ struct CrossValidation {
   std::vector<HeldOutPoint> points;
 };
 
-CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples);
+/// Held-out sizes and rank counts leave the alternatives' samples at those points out as well: the
+/// library's choice there is inferred from the other points, as for a size never measured.
+CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples,
+                               const std::vector<CommSample>& alternatives = {});
 
 /// Samples of one algorithm.
 std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm);

@@ -35,7 +35,8 @@ const std::vector<std::string>& comm_model_parameters(CommModelKind kind) {
   static const std::vector<std::string> dnnperf = {"alpha_eager_s", "beta_eager_s_per_byte", "alpha_rendezvous_s",
                                                    "beta_rendezvous_s_per_byte", "beta_out_of_cache_s_per_byte",
                                                    "gamma_s_per_byte", "oversubscribed_latency_s_per_rank",
-                                                   "oversubscribed_slowdown_per_rank", "beta_out_of_last_cache_s_per_byte", "oversubscribed_call_latency_s_per_rank"};
+                                                   "oversubscribed_slowdown_per_rank", "beta_out_of_last_cache_s_per_byte", "oversubscribed_call_latency_s_per_rank",
+                                                   "alpha_past_fast_path_s"};
   switch (kind) {
     case CommModelKind::hockney: return hockney;
     case CommModelKind::loggp: return loggp;
@@ -44,7 +45,27 @@ const std::vector<std::string>& comm_model_parameters(CommModelKind kind) {
   return hockney;
 }
 
+int comm_model_later_parameters(CommModelKind kind) { return kind == CommModelKind::dnnperf ? 2 : 0; }
+
+std::string_view FittedCommModel::steps_of(double bytes, int ranks) const {
+  if (library_choices.empty()) return algorithm;
+  int nearest = library_choices.front().ranks;
+  for (const LibraryChoice& c : library_choices)
+    if (std::abs(c.ranks - ranks) < std::abs(nearest - ranks)) nearest = c.ranks;
+  std::string_view pick = algorithm;
+  for (const LibraryChoice& c : library_choices)
+    if (c.ranks == nearest && (c.from_bytes <= bytes || pick == algorithm)) pick = c.algorithm;
+  return pick;
+}
+
+const FittedCommModel& FittedCommModel::for_ranks(int count) const {
+  for (const FittedCommModel& m : at_ranks)
+    if (m.fitted_ranks == count) return m;
+  return *this;
+}
+
 CommPrediction FittedCommModel::predict(double bytes, int ranks) const {
+  if (const FittedCommModel& local = for_ranks(ranks); &local != this) return local.predict(bytes, ranks);
   CommPrediction r;
   r.seconds = seconds(bytes, ranks);
   // Delta method in log space: var(log t) = g' S g + sigma^2, g the gradient of log t.

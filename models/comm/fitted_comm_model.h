@@ -4,8 +4,8 @@
 //
 //   hockney  step = alpha + k beta + r gamma                       (Hockney 1994, with reduction)
 //   loggp    step = (L + 2o) + max(g, k G) + r gamma               (Alexandrov et al. 1995)
-//   dnnperf  step = ([k < E ? a_e + k b_e : a_r + k b_r] + max(0, k - C) b_c + max(0, k - D) b_d
-//                    + r gamma) (1 + l w_b) + x w_a,   x = max(0, p - P)
+//   dnnperf  step = ([k < E ? a_e + [k >= F] a_f + k b_e : a_r + k b_r] + max(0, k - C) b_c
+//                    + max(0, k - D) b_d + r gamma) (1 + l w_b) + x w_a,   x = max(0, p - P)
 //            call = sum of steps + max(0, p - P) w_c
 //            l = max(0, q - P), or ceil(q / P) - 1 (the busiest core's extra ranks); q = p, or
 //            the step's active ranks (comm_steps.h); each where the fit finds it fits the
@@ -14,6 +14,9 @@
 // k: message bytes, r: bytes reduced, p: ranks. dnnperf's model adds what the classics miss on
 // real MPI stacks: the eager/rendezvous protocol switch at E (a second latency and bandwidth; a
 // message of exactly E bytes goes rendezvous, as Open MPI counts its match header in the limit),
+// the fast path below F that small messages take (Open MPI's shared-memory transport writes
+// messages of up to a few hundred bytes straight into a per-peer "fast box"; larger eager ones
+// take a fragment from a shared pool, a_f more: on the VM 0.1-0.15 us a step from 512 bytes),
 // messages that outgrow a cache level C and then D (copies slow down twice: mid-level cache, then
 // last-level cache to memory), and ranks beyond P sharing cores or links
 // (oversubscription, contention): each step then waits for a peer to be scheduled (w_a per extra
@@ -25,12 +28,20 @@
 // yields its core: only a step's active ranks share the cores (Rabenseifner on 3 ranks of the
 // 2-core VM takes 3.0-3.1x its 2-rank time from 1 to 16 MB, its steps' sum without any
 // oversubscription; counted over all 3 ranks it was priced up to 76% slow) — E as the library reports it
-// (MPI_T) and P as the node's CPUs where the records carry them, else chosen from the data like C
-// and D; the rest fitted.
+// (MPI_T) and P as the node's CPUs where the records carry them, else chosen from the data like F,
+// C and D; the rest fitted.
+//
+// The library's own choice ("default") runs different algorithms at different sizes and rank
+// counts (Open MPI 4.1 on 2 ranks: recursive doubling below 4 KB, ring to 8 KB, recursive doubling
+// again to 16 KB, then ring). Where dnnperf's own algorithms were timed beside it, `fit` finds
+// which one the library's times match at each measured size and keeps that map
+// (`library_choices`): the default is then priced with the steps of the algorithm it runs there,
+// by parameters fitted to its own times.
 //
 // Parameters were fitted in log space (relative error); their covariance and the residual spread
 // give prediction intervals.
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +66,16 @@ std::string library_choice_name(std::string_view library);
 std::optional<CommModelKind> parse_comm_model(std::string_view name);
 /// Names of the fitted parameters of a kind, in order.
 const std::vector<std::string>& comm_model_parameters(CommModelKind kind);
+/// How many of those, last in the order, profiles fitted before them lack (read as 0: no such cost).
+int comm_model_later_parameters(CommModelKind kind);
+
+/// A range of sizes over which a library's own choice runs one algorithm: on `ranks` ranks, from
+/// `from_bytes` up to the next range of the same rank count.
+struct LibraryChoice {
+  int ranks = 0;
+  double from_bytes = 0;
+  std::string algorithm;  // ring, recursive_doubling, ...: steps as comm_steps.h takes them
+};
 
 struct CommPrediction {
   double seconds = 0;
@@ -68,6 +89,7 @@ struct FittedCommModel {
   std::string algorithm;           // ring, ..., or default (the library's own choice)
   std::vector<double> params;      // comm_model_parameters(kind)
   double eager_limit = 0;          // dnnperf: E (bytes): messages below it go eagerly
+  double fast_limit = std::numeric_limits<double>::infinity();  // dnnperf: F (bytes): below it, the fast path
   double cache_bytes = 0;          // dnnperf: C (bytes)
   double memory_bytes = 0;         // dnnperf: D (bytes), where copies leave the last cache level
   double oversubscribed_from = 0;  // dnnperf: P (ranks)
@@ -77,14 +99,35 @@ struct FittedCommModel {
   /// dnnperf: the copies of a step compete only with its active ranks (CommStep::active) rather
   /// than with all; ranks that wait yield their cores.
   bool active_ranks_load = false;
+  /// For a library's own choice: which algorithm it runs where, sorted by ranks, then from_bytes;
+  /// empty: unknown (priced as recursive doubling with every rank active).
+  std::vector<LibraryChoice> library_choices;
   std::vector<double> covariance;  // of params, row-major; empty if unknown
   double residual_sigma = 0;       // standard deviation of log(measured / fitted)
+  /// Each rank count the calibration measured, fitted alone (same kind and algorithm; parameters,
+  /// thresholds and map of its own), sorted by `fitted_ranks`: `seconds` and `predict` price a measured
+  /// rank count by its own model, every other one by this model's parameters, fitted to all rank
+  /// counts. Ranks sharing cores interfere in ways that differ from one count to the next (on the
+  /// 2-core VM, 3 ranks are not halfway between 2 and 4); one formula over all counts leaves
+  /// 11-21% in log at the counts it was fitted to, each count alone 2-9%.
+  std::vector<FittedCommModel> at_ranks;
+  int fitted_ranks = 0;  // in at_ranks: the rank count it was fitted to
+
+  /// The model fitted to `ranks` alone, or this one.
+  const FittedCommModel& for_ranks(int count) const;
+
+  /// The algorithm whose steps price `bytes` over `ranks`: `algorithm`, or for a library's choice
+  /// with a map, the one it runs there (the map's nearest rank count; the lower on a tie).
+  std::string_view steps_of(double bytes, int ranks) const;
 
   /// Seconds for `bytes` over `ranks`, with its interval.
   CommPrediction predict(double bytes, int ranks) const;
-  double seconds(double bytes, int ranks) const { return seconds_with(params.data(), bytes, ranks); }
+  double seconds(double bytes, int ranks) const {
+    const FittedCommModel& m = for_ranks(ranks);
+    return m.seconds_with(m.params.data(), bytes, ranks);
+  }
 
-  /// The model with explicit parameters (templated for automatic differentiation).
+  /// The model with explicit parameters (templated for automatic differentiation); at_ranks unused.
   template <typename T>
   T seconds_with(const T* p, double bytes, int ranks) const;
 };
@@ -92,7 +135,7 @@ struct FittedCommModel {
 template <typename T>
 T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
   T total = T(0);
-  for (const CommStep& s : allreduce_steps(algorithm, bytes, ranks)) {
+  for (const CommStep& s : allreduce_steps(steps_of(bytes, ranks), bytes, ranks)) {
     T step = T(0);
     switch (kind) {
       case CommModelKind::hockney:
@@ -110,7 +153,8 @@ T FittedCommModel::seconds_with(const T* p, double bytes, int ranks) const {
         const int active = active_ranks_load && s.active > 0 ? s.active : ranks;
         const double active_excess = active > oversubscribed_from ? active - oversubscribed_from : 0.0;
         const double load = busiest_core_load && active_excess > 0 ? std::ceil(active / oversubscribed_from) - 1 : active_excess;
-        step = ((s.bytes < eager_limit ? p[0] + s.bytes * p[1] : p[2] + s.bytes * p[3]) +
+        const T eager = p[0] + s.bytes * p[1] + (s.bytes >= fast_limit ? p[10] : T(0));
+        step = ((s.bytes < eager_limit ? eager : p[2] + s.bytes * p[3]) +
                 (s.bytes > cache_bytes ? (s.bytes - cache_bytes) * p[4] : T(0)) +
                 (s.bytes > memory_bytes ? (s.bytes - memory_bytes) * p[8] : T(0)) + s.reduced * p[5]) *
                    (T(1.0) + load * p[7]) +

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "models/comm/allreduce.h"
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
 #include "predictor/common/json_reader.h"
@@ -36,26 +37,138 @@ double read_slowdown(JsonObjectReader& r, const std::string& key) {
   return v;
 }
 
+nlohmann::json comm_model_json(const FittedCommModel& m) {
+  nlohmann::json params = nlohmann::json::object();
+  const auto& names = comm_model_parameters(m.kind);
+  for (std::size_t i = 0; i < names.size() && i < m.params.size(); ++i) params[names[i]] = m.params[i];
+  nlohmann::json j = {{"collective", m.collective}, {"algorithm", m.algorithm}, {"model", comm_model_name(m.kind)},
+                      {"parameters", params}, {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}};
+  if (m.kind == CommModelKind::dnnperf) {
+    j["eager_limit_bytes"] = finite_or_null(m.eager_limit);
+    j["fast_limit_bytes"] = finite_or_null(m.fast_limit);
+    j["cache_bytes"] = finite_or_null(m.cache_bytes);
+    j["memory_bytes"] = finite_or_null(m.memory_bytes);
+    j["oversubscribed_from_ranks"] = m.oversubscribed_from;
+    j["oversubscription_load"] = m.busiest_core_load ? "busiest_core" : "extra_ranks";
+    j["oversubscribed_ranks"] = m.active_ranks_load ? "active" : "all";
+  }
+  if (!m.library_choices.empty()) {
+    nlohmann::json choices = nlohmann::json::array();
+    for (const LibraryChoice& c : m.library_choices)
+      choices.push_back({{"ranks", c.ranks}, {"from_bytes", c.from_bytes}, {"algorithm", c.algorithm}});
+    j["library_choices"] = choices;
+  }
+  if (!m.at_ranks.empty()) {
+    nlohmann::json local = nlohmann::json::array();
+    for (const FittedCommModel& l : m.at_ranks) {
+      nlohmann::json e = comm_model_json(l);
+      e.erase("collective");
+      e.erase("algorithm");
+      e.erase("model");
+      e["ranks"] = l.fitted_ranks;
+      local.push_back(std::move(e));
+    }
+    j["at_ranks"] = std::move(local);
+  }
+  return j;
+}
+
+/// Every field of a model but its name (collective, algorithm, kind), which `m` holds already.
+void read_comm_model_fields(JsonObjectReader& r, FittedCommModel& m) {
+  JsonObjectReader params(r.at("parameters"), r.where() + ": parameters");
+  // Profiles fitted before the model's later terms (the per-call wait, 2026-11-30; the fast
+  // path, 2026-12-01) lack them: no such cost, and their covariance is that much smaller.
+  const auto& names = comm_model_parameters(m.kind);
+  const std::size_t always = names.size() - static_cast<std::size_t>(comm_model_later_parameters(m.kind));
+  std::size_t present = 0;
+  for (std::size_t q = 0; q < names.size(); ++q) {
+    const bool later = q >= always;
+    if (later && params.has(names[q]) && present < q) params.fail(names[q], "is given without the parameters before it");
+    const double v = params.real(names[q], later ? std::optional<double>(0.0) : std::nullopt);
+    if (!(v >= 0) || !std::isfinite(v)) params.fail(names[q], "must be a non-negative number");
+    if (params.has(names[q])) present = q + 1;
+    m.params.push_back(v);
+  }
+  params.check_unknown();
+  for (const auto& c : r.at("covariance")) {
+    if (!c.is_number()) r.fail("covariance", "must hold numbers");
+    m.covariance.push_back(c.get<double>());
+  }
+  if (const std::size_t n = m.params.size(); present < n && m.covariance.size() == present * present) {
+    std::vector<double> padded(n * n, 0.0);
+    for (std::size_t row = 0; row < present; ++row)
+      for (std::size_t j = 0; j < present; ++j) padded[row * n + j] = m.covariance[row * present + j];
+    m.covariance = std::move(padded);
+  }
+  if (!m.covariance.empty() && m.covariance.size() != m.params.size() * m.params.size())
+    r.fail("covariance", "must have " + std::to_string(m.params.size() * m.params.size()) + " entries");
+  m.residual_sigma = r.real("residual_sigma", 0.0);
+  if (m.kind == CommModelKind::dnnperf) {
+    m.eager_limit = read_threshold(r, "eager_limit_bytes");
+    m.fast_limit = r.has("fast_limit_bytes") ? read_threshold(r, "fast_limit_bytes") : std::numeric_limits<double>::infinity();
+    m.cache_bytes = read_threshold(r, "cache_bytes");
+    m.memory_bytes = read_threshold(r, "memory_bytes");
+    m.oversubscribed_from = r.real("oversubscribed_from_ranks", std::nullopt);
+    // Profiles fitted before the choice counted extra ranks.
+    const std::string load = r.text("oversubscription_load", std::string("extra_ranks"));
+    if (load != "extra_ranks" && load != "busiest_core") r.fail("oversubscription_load", "must be extra_ranks or busiest_core, is '" + load + "'");
+    m.busiest_core_load = load == "busiest_core";
+    // The busiest core's share divides by P: a P under one rank would price every call infinite.
+    if (m.busiest_core_load && !(m.oversubscribed_from >= 1))
+      r.fail("oversubscribed_from_ranks", "must be at least 1 with oversubscription_load busiest_core");
+    // Profiles fitted before the choice counted all ranks in every step.
+    const std::string ranks = r.text("oversubscribed_ranks", std::string("all"));
+    if (ranks != "all" && ranks != "active") r.fail("oversubscribed_ranks", "must be all or active, is '" + ranks + "'");
+    m.active_ranks_load = ranks == "active";
+  }
+  if (r.has("library_choices")) {
+    if (!is_library_choice(m.algorithm)) r.fail("library_choices", "belongs to a library's own choice (default, gloo:default, ...), not '" + m.algorithm + "'");
+    const nlohmann::json& list = r.at("library_choices");
+    if (!list.is_array()) r.fail("library_choices", "must be a list");
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      JsonObjectReader c(list[k], r.where() + ": library_choices[" + std::to_string(k) + "]");
+      LibraryChoice choice;
+      choice.ranks = static_cast<int>(c.integer("ranks", std::nullopt));
+      if (choice.ranks < 2) c.fail("ranks", "must be at least 2");
+      choice.from_bytes = c.real("from_bytes", std::nullopt);
+      if (!(choice.from_bytes >= 0)) c.fail("from_bytes", "must be a non-negative number");
+      choice.algorithm = c.text("algorithm");
+      if (!parse_allreduce(choice.algorithm) || allreduce_name(*parse_allreduce(choice.algorithm)) != choice.algorithm)
+        c.fail("algorithm", "must be one of dnnperf's algorithms (ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical), is '" + choice.algorithm + "'");
+      c.check_unknown();
+      if (!m.library_choices.empty()) {
+        const LibraryChoice& last = m.library_choices.back();
+        if (choice.ranks < last.ranks || (choice.ranks == last.ranks && choice.from_bytes <= last.from_bytes))
+          c.fail("from_bytes", "the list must be sorted by ranks, then from_bytes, without repeats");
+      }
+      m.library_choices.push_back(std::move(choice));
+    }
+  }
+  if (r.has("at_ranks")) {
+    const nlohmann::json& list = r.at("at_ranks");
+    if (!list.is_array()) r.fail("at_ranks", "must be a list of models, one per measured rank count");
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      JsonObjectReader l(list[k], r.where() + ": at_ranks[" + std::to_string(k) + "]");
+      FittedCommModel local;
+      local.collective = m.collective;
+      local.algorithm = m.algorithm;
+      local.kind = m.kind;
+      local.fitted_ranks = static_cast<int>(l.integer("ranks", std::nullopt));
+      if (local.fitted_ranks < 2) l.fail("ranks", "must be at least 2");
+      if (!m.at_ranks.empty() && local.fitted_ranks <= m.at_ranks.back().fitted_ranks) l.fail("ranks", "the list must be sorted by ranks, without repeats");
+      if (l.has("at_ranks")) l.fail("at_ranks", "nests only one level");
+      read_comm_model_fields(l, local);
+      l.check_unknown();
+      m.at_ranks.push_back(std::move(local));
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::json communication_section(const std::vector<FittedCommModel>& models) {
   nlohmann::json out = nlohmann::json::array();
-  for (const FittedCommModel& m : models) {
-    nlohmann::json params = nlohmann::json::object();
-    const auto& names = comm_model_parameters(m.kind);
-    for (std::size_t i = 0; i < names.size() && i < m.params.size(); ++i) params[names[i]] = m.params[i];
-    nlohmann::json j = {{"collective", m.collective}, {"algorithm", m.algorithm}, {"model", comm_model_name(m.kind)},
-                        {"parameters", params}, {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}};
-    if (m.kind == CommModelKind::dnnperf) {
-      j["eager_limit_bytes"] = finite_or_null(m.eager_limit);
-      j["cache_bytes"] = finite_or_null(m.cache_bytes);
-      j["memory_bytes"] = finite_or_null(m.memory_bytes);
-      j["oversubscribed_from_ranks"] = m.oversubscribed_from;
-      j["oversubscription_load"] = m.busiest_core_load ? "busiest_core" : "extra_ranks";
-      j["oversubscribed_ranks"] = m.active_ranks_load ? "active" : "all";
-    }
-    out.push_back(std::move(j));
-  }
+  for (const FittedCommModel& m : models) out.push_back(comm_model_json(m));
   return out;
 }
 
@@ -71,46 +184,7 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
     const auto parsed = parse_comm_model(kind);
     if (!parsed) r.fail("model", "must be hockney, loggp or dnnperf, is \"" + kind + "\"");
     m.kind = *parsed;
-    JsonObjectReader params(r.at("parameters"), r.where() + ": parameters");
-    for (const std::string& name : comm_model_parameters(m.kind)) {
-      // Profiles fitted before the per-call term (2026-11-30, late) lack it: no such cost.
-      const double v = params.real(name, name == "oversubscribed_call_latency_s_per_rank" ? std::optional<double>(0.0) : std::nullopt);
-      if (!(v >= 0) || !std::isfinite(v)) params.fail(name, "must be a non-negative number");
-      m.params.push_back(v);
-    }
-    params.check_unknown();
-    for (const auto& c : r.at("covariance")) {
-      if (!c.is_number()) r.fail("covariance", "must hold numbers");
-      m.covariance.push_back(c.get<double>());
-    }
-    if (m.kind == CommModelKind::dnnperf && m.covariance.size() == (m.params.size() - 1) * (m.params.size() - 1)) {
-      // The same profiles: the missing term's row and column are zero.
-      const std::size_t n = m.params.size();
-      std::vector<double> padded(n * n, 0.0);
-      for (std::size_t row = 0; row + 1 < n; ++row)
-        for (std::size_t j = 0; j + 1 < n; ++j) padded[row * n + j] = m.covariance[row * (n - 1) + j];
-      m.covariance = std::move(padded);
-    }
-    if (!m.covariance.empty() && m.covariance.size() != m.params.size() * m.params.size())
-      r.fail("covariance", "must have " + std::to_string(m.params.size() * m.params.size()) + " entries");
-    m.residual_sigma = r.real("residual_sigma", 0.0);
-    if (m.kind == CommModelKind::dnnperf) {
-      m.eager_limit = read_threshold(r, "eager_limit_bytes");
-      m.cache_bytes = read_threshold(r, "cache_bytes");
-      m.memory_bytes = read_threshold(r, "memory_bytes");
-      m.oversubscribed_from = r.real("oversubscribed_from_ranks", std::nullopt);
-      // Profiles fitted before the choice counted extra ranks.
-      const std::string load = r.text("oversubscription_load", std::string("extra_ranks"));
-      if (load != "extra_ranks" && load != "busiest_core") r.fail("oversubscription_load", "must be extra_ranks or busiest_core, is '" + load + "'");
-      m.busiest_core_load = load == "busiest_core";
-      // The busiest core's share divides by P: a P under one rank would price every call infinite.
-      if (m.busiest_core_load && !(m.oversubscribed_from >= 1))
-        r.fail("oversubscribed_from_ranks", "must be at least 1 with oversubscription_load busiest_core");
-      // Profiles fitted before the choice counted all ranks in every step.
-      const std::string ranks = r.text("oversubscribed_ranks", std::string("all"));
-      if (ranks != "all" && ranks != "active") r.fail("oversubscribed_ranks", "must be all or active, is '" + ranks + "'");
-      m.active_ranks_load = ranks == "active";
-    }
+    read_comm_model_fields(r, m);
     r.check_unknown();
     out.push_back(std::move(m));
   }

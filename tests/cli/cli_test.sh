@@ -86,6 +86,25 @@ assert rows and all(r["run_to_run_noise"] and r["run_to_run_noise"]["points"] >=
 assert all(0 < r["run_to_run_noise"]["mean_percent"] < 100 for r in rows)
 ' "$tmp/repeated/fit_report.json" && grep -q "noise: mean (slowest - fastest)" "$tmp/repeated.txt" \
   && echo "ok   fit_repeated_runs" || { echo "FAIL fit_repeated_runs: $(tail -5 "$tmp/repeated.txt")"; fail=1; }
+# 2 and 3 ranks: each measured count gets a model of its own, other counts the joint one; the
+# library's choice keeps the map of which algorithm it runs where when that holds out better.
+mpi="$src/data/measurements/cpu-vm-2core-2026-11-30-mpi"
+"$bin" fit "$mpi/allreduce_np2.jsonl" "$mpi/allreduce_np3.jsonl" --hardware cpu --models dnnperf -o "$tmp/ranks.json" >"$tmp/ranks.txt" 2>&1
+/usr/bin/python3 - "$tmp/ranks.json" "$tmp/ranks.txt" "$bin" <<'PY' && echo "ok   fit_per_rank_count" || { echo "FAIL fit_per_rank_count: $(tail -5 "$tmp/ranks.txt")"; fail=1; }
+import json, subprocess, sys
+models = json.load(open(sys.argv[1]))["communication"]
+assert len(models) == 6, [m["algorithm"] for m in models]
+assert all([l["ranks"] for l in m["at_ranks"]] == [2, 3] for m in models), [m.get("at_ranks") for m in models]
+assert all(m["fast_limit_bytes"] is None or m["fast_limit_bytes"] < m["eager_limit_bytes"] for m in models)
+text = open(sys.argv[2]).read()
+assert "2 ranks: recursive_doubling below" in text, text  # Open MPI's own choice: recursive doubling for small messages
+def comm(procs, algorithm):
+    out = subprocess.run([sys.argv[3], "comm", "--hardware", sys.argv[1], "--bytes", "65536", "--procs", str(procs), "--algorithm", algorithm, "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+assert comm(3, "ring")["ranks_measured"] and not comm(4, "ring")["ranks_measured"]
+assert 0 < comm(4, "ring")["seconds"] and comm(3, "default")["low"] <= comm(3, "default")["seconds"]
+PY
 check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64
 check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware a100 --bytes 1024 --procs 8 --algorithm default
 check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --bytes 0 --procs 2

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <fstream>
 
 #include <catch2/catch.hpp>
@@ -342,24 +343,38 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   FittedCommModel m;
   m.kind = CommModelKind::dnnperf;
   m.algorithm = "ring";
-  m.params = {1e-6, 1e-10, 8e-6, 2e-10, 0.0, 3e-11, 1e-6, 0.3, 0.0, 2e-5};
-  m.covariance.assign(100, 0.0);
-  for (int i = 0; i < 10; ++i) m.covariance[static_cast<std::size_t>(i * 11)] = 1e-14;
+  m.params = {1e-6, 1e-10, 8e-6, 2e-10, 0.0, 3e-11, 1e-6, 0.3, 0.0, 2e-5, 0.0};
+  m.covariance.assign(121, 0.0);
+  for (int i = 0; i < 11; ++i) m.covariance[static_cast<std::size_t>(i * 12)] = 1e-14;
   m.eager_limit = 4096, m.cache_bytes = 1e6, m.memory_bytes = 3e7, m.oversubscribed_from = 2;
   const nlohmann::json section = communication_section({m});
   const std::vector<FittedCommModel> back = read_communication_section(section, "profile.json: communication");
   REQUIRE(back.size() == 1);
   CHECK(back[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4)));
-  // Before the per-call term the model had 9 parameters and a 9x9 covariance: the call term is 0.
+  // Before the per-call term the model had 9 parameters and a 9x9 covariance: the call term is 0;
+  // before the fast path, 10 and 10x10.
   nlohmann::json old = section;
   old[0]["parameters"].erase("oversubscribed_call_latency_s_per_rank");
+  old[0]["parameters"].erase("alpha_past_fast_path_s");
+  old[0].erase("fast_limit_bytes");
   old[0]["covariance"] = std::vector<double>(81, 0.0);
   const std::vector<FittedCommModel> read_old = read_communication_section(old, "old.json: communication");
   REQUIRE(read_old.size() == 1);
-  CHECK(read_old[0].params.size() == 10);
+  CHECK(read_old[0].params.size() == 11);
   CHECK(read_old[0].params[9] == 0.0);
-  CHECK(read_old[0].covariance.size() == 100);
+  CHECK(read_old[0].covariance.size() == 121);
+  CHECK(std::isinf(read_old[0].fast_limit));
   CHECK(read_old[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4) - 2 * 2e-5));
+  nlohmann::json before_fast = section;
+  before_fast[0]["parameters"].erase("alpha_past_fast_path_s");
+  before_fast[0]["covariance"] = std::vector<double>(100, 1e-20);
+  const FittedCommModel read_before_fast = read_communication_section(before_fast, "old.json: communication").at(0);
+  CHECK(read_before_fast.covariance.size() == 121);
+  CHECK(read_before_fast.covariance[9 * 11 + 9] == 1e-20);
+  CHECK(read_before_fast.covariance[10 * 11 + 10] == 0.0);
+  nlohmann::json gap = section;
+  gap[0]["parameters"].erase("oversubscribed_call_latency_s_per_rank");
+  CHECK_THROWS_WITH(read_communication_section(gap, "bad.json: communication"), Catch::Contains("'alpha_past_fast_path_s' is given without the parameters before it"));
   nlohmann::json bad = section;
   bad[0]["covariance"] = std::vector<double>(50, 0.0);
   CHECK_THROWS_WITH(read_communication_section(bad, "bad.json: communication"), Catch::Contains("bad.json: communication[0]: field 'covariance'"));
@@ -404,6 +419,63 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   nlohmann::json no_cores = busiest_section;
   no_cores[0]["oversubscribed_from_ranks"] = 0;
   CHECK_THROWS_WITH(read_communication_section(no_cores, "bad.json: communication"), Catch::Contains("field 'oversubscribed_from_ranks' must be at least 1"));
+}
+
+TEST_CASE("A library's choice keeps its map and measured rank counts their own models; bad ones are named", "[hardware][errors]") {
+  FittedCommModel m;
+  m.kind = CommModelKind::dnnperf;
+  m.algorithm = "default";
+  m.params = {1e-6, 1e-10, 8e-6, 2e-10, 0.0, 3e-11, 1e-6, 0.3, 0.0, 2e-5, 2e-7};
+  m.eager_limit = 4096, m.fast_limit = 400, m.cache_bytes = 1e6, m.memory_bytes = 3e7, m.oversubscribed_from = 2;
+  m.library_choices = {{2, 0, "recursive_doubling"}, {2, 5000, "ring"}, {4, 0, "rabenseifner"}};
+  FittedCommModel local = m;
+  local.library_choices = {{3, 0, "ring"}};
+  local.params[0] = 5e-6;
+  local.fitted_ranks = 3;
+  m.at_ranks = {local};
+  // The map: recursive doubling below 5000 B on 2 ranks (one step of n), ring above (two of n/2);
+  // 3 ranks take the nearer of 2 and 4, the lower on a tie.
+  CHECK(m.steps_of(4096, 2) == "recursive_doubling");
+  CHECK(m.steps_of(8192, 2) == "ring");
+  CHECK(m.steps_of(8192, 4) == "rabenseifner");
+  CHECK(m.steps_of(8192, 8) == "rabenseifner");
+  CHECK(m.steps_of(8192, 3) == "ring");
+  // 3 ranks were fitted alone: priced by that model, other counts by the joint one.
+  CHECK(m.seconds(1e3, 3) == Approx(local.seconds(1e3, 3)));
+  CHECK(m.seconds(1e3, 3) != Approx(m.seconds_with(m.params.data(), 1e3, 3)));
+  CHECK(m.predict(1e3, 3).seconds == Approx(local.predict(1e3, 3).seconds));
+  CHECK(m.seconds(1e3, 4) == Approx(m.seconds_with(m.params.data(), 1e3, 4)));
+  // The fast path: messages from F on pay a_f more while eager.
+  FittedCommModel no_fast = m;
+  no_fast.at_ranks.clear();
+  no_fast.fast_limit = std::numeric_limits<double>::infinity();
+  FittedCommModel joint = m;
+  joint.at_ranks.clear();
+  CHECK(joint.seconds(256, 2) == Approx(no_fast.seconds(256, 2)));
+  CHECK(joint.seconds(1024, 2) == Approx(no_fast.seconds(1024, 2) + 2e-7));
+
+  const nlohmann::json section = communication_section({m});
+  CHECK(section[0]["at_ranks"][0]["ranks"] == 3);
+  const FittedCommModel back = read_communication_section(section, "p.json: communication").at(0);
+  REQUIRE(back.at_ranks.size() == 1);
+  CHECK(back.library_choices.size() == 3);
+  CHECK(back.fast_limit == 400);
+  for (const int ranks : {2, 3, 4})
+    for (const double bytes : {64.0, 1024.0, 8192.0, 1e6}) CHECK(back.seconds(bytes, ranks) == Approx(m.seconds(bytes, ranks)));
+
+  const auto fails = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& message) {
+    nlohmann::json bad = section;
+    edit(bad[0]);
+    CHECK_THROWS_WITH(read_communication_section(bad, "bad.json: communication"), Catch::Contains(message));
+  };
+  fails([](nlohmann::json& j) { j["library_choices"][1]["algorithm"] = "tree_of_life"; },
+        "bad.json: communication[0]: library_choices[1]: field 'algorithm' must be one of dnnperf's algorithms");
+  fails([](nlohmann::json& j) { j["library_choices"][1]["from_bytes"] = 0; }, "library_choices[1]: field 'from_bytes' the list must be sorted");
+  fails([](nlohmann::json& j) { j["library_choices"][0]["ranks"] = 1; }, "library_choices[0]: field 'ranks' must be at least 2");
+  fails([](nlohmann::json& j) { j["algorithm"] = "ring"; }, "field 'library_choices' belongs to a library's own choice");
+  fails([](nlohmann::json& j) { j["at_ranks"][0]["at_ranks"] = nlohmann::json::array(); }, "at_ranks[0]: field 'at_ranks' nests only one level");
+  fails([](nlohmann::json& j) { j["at_ranks"].push_back(j["at_ranks"][0]); }, "at_ranks[1]: field 'ranks' the list must be sorted by ranks");
+  fails([](nlohmann::json& j) { j["at_ranks"][0]["parameters"].erase("alpha_eager_s"); }, "at_ranks[0]: parameters: field 'alpha_eager_s'");
 }
 
 TEST_CASE("The depthwise path has its own window exponent; profiles without one share the direct path's", "[hardware][errors]") {
