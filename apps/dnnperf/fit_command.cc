@@ -502,7 +502,15 @@ void run_fit(const FitOptions& o) {
                  << p.seconds << "," << p.low << "," << p.high << "\n";
         }
       const double score = cv.held_out_sizes.count ? cv.held_out_sizes.mape : 1e9;
-      if (!best || score < best->first) best = {score, fit.model};
+      if (!best || score < best->first) {
+        best = {score, fit.model};
+        // How far off a rank count the fit has no model of has been: into its intervals.
+        double sum = 0;
+        int count = 0;
+        for (const fitting::HeldOutPoint& h : cv.points)
+          if (h.by_ranks) sum += std::pow(std::log(h.prediction.seconds / h.sample.seconds), 2), ++count;
+        if (count > 0 && !best->second.at_ranks.empty()) best->second.unmeasured_ranks_sigma = std::min(std::sqrt(sum / count), 9.0);
+      }
     }
     if (best) chosen.push_back(best->second);
   }

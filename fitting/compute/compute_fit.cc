@@ -162,6 +162,9 @@ bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*
     if (cov.Compute(blocks, &problem)) {
       m.covariance.assign(n * n, 0.0);
       cov.GetCovarianceBlock(m.weights.data(), m.weights.data(), m.covariance.data());
+      // (J'J)^-1 is the weights' covariance for residuals of unit variance; these have
+      // residual_sigma's (as the communication fits: fitting/comm/comm_fit.cc).
+      for (double& c : m.covariance) c *= m.residual_sigma * m.residual_sigma;
     }
   }
   return true;

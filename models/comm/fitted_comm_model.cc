@@ -70,6 +70,7 @@ CommPrediction FittedCommModel::predict(double bytes, int ranks) const {
   r.seconds = seconds(bytes, ranks);
   // Delta method in log space: var(log t) = g' S g + sigma^2, g the gradient of log t.
   double variance = residual_sigma * residual_sigma;
+  if (!at_ranks.empty()) variance += unmeasured_ranks_sigma * unmeasured_ranks_sigma;  // a count not measured
   const std::size_t n = params.size();
   if (covariance.size() == n * n && r.seconds > 0) {
     std::vector<double> g(n), q = params;

@@ -34,9 +34,9 @@
 // The library's own choice ("default") runs different algorithms at different sizes and rank
 // counts (Open MPI 4.1 on 2 ranks: recursive doubling below 4 KB, ring to 8 KB, recursive doubling
 // again to 16 KB, then ring). Where dnnperf's own algorithms were timed beside it, `fit` finds
-// which one the library's times match at each measured size and keeps that map
-// (`library_choices`): the default is then priced with the steps of the algorithm it runs there,
-// by parameters fitted to its own times.
+// which one the library's times match at each measured size; where that map predicts held-out
+// sizes better it keeps it (`library_choices`), and the default is priced with the steps of the
+// algorithm it runs there, by parameters fitted to its own times.
 //
 // Parameters were fitted in log space (relative error); their covariance and the residual spread
 // give prediction intervals.
@@ -112,6 +112,10 @@ struct FittedCommModel {
   /// 11-21% in log at the counts it was fitted to, each count alone 2-9%.
   std::vector<FittedCommModel> at_ranks;
   int fitted_ranks = 0;  // in at_ranks: the rank count it was fitted to
+  /// The spread, in log, of this model's errors on rank counts it was not fitted to (`fit` holds
+  /// each measured count out in turn): added to the interval of a count priced without a model of
+  /// its own, whose error the parameters' covariance does not know. 0: unknown.
+  double unmeasured_ranks_sigma = 0;
 
   /// The model fitted to `ranks` alone, or this one.
   const FittedCommModel& for_ranks(int count) const;

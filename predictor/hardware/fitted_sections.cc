@@ -58,6 +58,7 @@ nlohmann::json comm_model_json(const FittedCommModel& m) {
       choices.push_back({{"ranks", c.ranks}, {"from_bytes", c.from_bytes}, {"algorithm", c.algorithm}});
     j["library_choices"] = choices;
   }
+  if (m.unmeasured_ranks_sigma > 0) j["unmeasured_ranks_sigma"] = m.unmeasured_ranks_sigma;
   if (!m.at_ranks.empty()) {
     nlohmann::json local = nlohmann::json::array();
     for (const FittedCommModel& l : m.at_ranks) {
@@ -103,6 +104,8 @@ void read_comm_model_fields(JsonObjectReader& r, FittedCommModel& m) {
   if (!m.covariance.empty() && m.covariance.size() != m.params.size() * m.params.size())
     r.fail("covariance", "must have " + std::to_string(m.params.size() * m.params.size()) + " entries");
   m.residual_sigma = r.real("residual_sigma", 0.0);
+  m.unmeasured_ranks_sigma = r.real("unmeasured_ranks_sigma", 0.0);
+  if (!(m.unmeasured_ranks_sigma >= 0 && m.unmeasured_ranks_sigma < 10)) r.fail("unmeasured_ranks_sigma", "must be in [0, 10)");
   if (m.kind == CommModelKind::dnnperf) {
     m.eager_limit = read_threshold(r, "eager_limit_bytes");
     m.fast_limit = r.has("fast_limit_bytes") ? read_threshold(r, "fast_limit_bytes") : std::numeric_limits<double>::infinity();

@@ -103,6 +103,10 @@ def comm(procs, algorithm):
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 assert comm(3, "ring")["ranks_measured"] and not comm(4, "ring")["ranks_measured"]
+# A count never measured: the held-out counts' spread widens its interval.
+assert all(m["unmeasured_ranks_sigma"] > 0 for m in models)
+width = lambda j: j["high"] / j["low"]
+assert width(comm(4, "ring")) > 1.5 * width(comm(3, "ring")), (comm(4, "ring"), comm(3, "ring"))
 assert 0 < comm(4, "ring")["seconds"] and comm(3, "default")["low"] <= comm(3, "default")["seconds"]
 PY
 check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64

@@ -454,8 +454,16 @@ TEST_CASE("A library's choice keeps its map and measured rank counts their own m
   CHECK(joint.seconds(256, 2) == Approx(no_fast.seconds(256, 2)));
   CHECK(joint.seconds(1024, 2) == Approx(no_fast.seconds(1024, 2) + 2e-7));
 
+  // A count without a model of its own gets the spread of the held-out counts in its interval.
+  const CommPrediction unmeasured = m.predict(1e3, 4);
+  m.unmeasured_ranks_sigma = 0.5;
+  CHECK(m.predict(1e3, 4).seconds == Approx(unmeasured.seconds));
+  CHECK(m.predict(1e3, 4).high / m.predict(1e3, 4).seconds > 1.5 * (unmeasured.high / unmeasured.seconds));
+  CHECK(m.predict(1e3, 3).high == Approx(local.predict(1e3, 3).high));  // measured: its own model's
+
   const nlohmann::json section = communication_section({m});
   CHECK(section[0]["at_ranks"][0]["ranks"] == 3);
+  CHECK(section[0]["unmeasured_ranks_sigma"] == 0.5);
   const FittedCommModel back = read_communication_section(section, "p.json: communication").at(0);
   REQUIRE(back.at_ranks.size() == 1);
   CHECK(back.library_choices.size() == 3);
@@ -476,6 +484,7 @@ TEST_CASE("A library's choice keeps its map and measured rank counts their own m
   fails([](nlohmann::json& j) { j["at_ranks"][0]["at_ranks"] = nlohmann::json::array(); }, "at_ranks[0]: field 'at_ranks' nests only one level");
   fails([](nlohmann::json& j) { j["at_ranks"].push_back(j["at_ranks"][0]); }, "at_ranks[1]: field 'ranks' the list must be sorted by ranks");
   fails([](nlohmann::json& j) { j["at_ranks"][0]["parameters"].erase("alpha_eager_s"); }, "at_ranks[0]: parameters: field 'alpha_eager_s'");
+  fails([](nlohmann::json& j) { j["unmeasured_ranks_sigma"] = -1; }, "field 'unmeasured_ranks_sigma' must be in [0, 10)");
 }
 
 TEST_CASE("The depthwise path has its own window exponent; profiles without one share the direct path's", "[hardware][errors]") {
