@@ -391,6 +391,21 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   return true;
 }
 
+/// The map of which algorithm a library's choice runs where, one line per rank count.
+std::string describe_library_choices(const std::vector<LibraryChoice>& choices) {
+  std::ostringstream text;
+  text << "the library's choice, as its times match dnnperf's own algorithms (model dnnperf+map prices it so):";
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    const bool first = i == 0 || choices[i - 1].ranks != choices[i].ranks;
+    text << (first ? "\n  " + std::to_string(choices[i].ranks) + " ranks: " : ", ") << choices[i].algorithm;
+    if (i + 1 < choices.size() && choices[i + 1].ranks == choices[i].ranks)
+      text << " below " << static_cast<long long>(choices[i + 1].from_bytes) << " B";
+    else
+      text << (first ? " throughout" : " above");
+  }
+  return text.str() + "\n";
+}
+
 void run_fit(const FitOptions& o) {
   if (o.files.empty()) throw InputError("no measurement files");
   family_for(o.family, "gemm");  // refuse a malformed --family before any work
@@ -452,17 +467,7 @@ void run_fit(const FitOptions& o) {
       const auto choices = fitting::infer_library_choices(samples, own);
       if (!choices.empty()) {
         variants.push_back(own);
-        std::ostringstream text;
-        text << "the library's choice, as its times match dnnperf's own algorithms (model dnnperf+map prices it so):";
-        for (std::size_t i = 0; i < choices.size(); ++i) {
-          const bool first = i == 0 || choices[i - 1].ranks != choices[i].ranks;
-          text << (first ? "\n  " + std::to_string(choices[i].ranks) + " ranks: " : ", ") << choices[i].algorithm;
-          if (i + 1 < choices.size() && choices[i + 1].ranks == choices[i].ranks)
-            text << " below " << static_cast<long long>(choices[i + 1].from_bytes) << " B";
-          else
-            text << (first ? " throughout" : " above");
-        }
-        library_map = text.str() + "\n";
+        library_map = describe_library_choices(choices);
       }
     }
     // Run-to-run noise where several files timed the same points: the floor for any model.
@@ -505,11 +510,7 @@ void run_fit(const FitOptions& o) {
       if (!best || score < best->first) {
         best = {score, fit.model};
         // How far off a rank count the fit has no model of has been: into its intervals.
-        double sum = 0;
-        int count = 0;
-        for (const fitting::HeldOutPoint& h : cv.points)
-          if (h.by_ranks) sum += std::pow(std::log(h.prediction.seconds / h.sample.seconds), 2), ++count;
-        if (count > 0 && !best->second.at_ranks.empty()) best->second.unmeasured_ranks_sigma = std::min(std::sqrt(sum / count), 9.0);
+        if (!best->second.at_ranks.empty()) best->second.unmeasured_ranks_sigma = std::min(cv.held_out_ranks_sigma, 9.0);
       }
     }
     if (best) chosen.push_back(best->second);

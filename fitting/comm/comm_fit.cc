@@ -348,6 +348,9 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
       inside += in;
     }
     cv.held_out_ranks = error_stats(all, inside);
+    double sum = 0;
+    for (const auto& [measured, predicted] : all) sum += std::log(predicted / measured) * std::log(predicted / measured);
+    if (!all.empty()) cv.held_out_ranks_sigma = std::sqrt(sum / static_cast<double>(all.size()));
   }
   return cv;
 }

@@ -51,6 +51,10 @@ struct HeldOutPoint {
 struct CrossValidation {
   ErrorStats held_out_sizes;
   ErrorStats held_out_ranks;  // count 0 when only one rank count was measured
+  /// Root mean square of log(predicted / measured) over the held-out rank counts: what a count
+  /// without a model of its own is off by (FittedCommModel::unmeasured_ranks_sigma); 0 when only
+  /// one rank count was measured.
+  double held_out_ranks_sigma = 0;
   std::vector<HeldOutPoint> points;
 };
 

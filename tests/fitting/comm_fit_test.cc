@@ -55,6 +55,9 @@ TEST_CASE("Held-out errors track the noise, and 95% intervals cover about 95%", 
   CHECK(cv.held_out_sizes.coverage > 0.85);
   CHECK(cv.held_out_ranks.count == static_cast<int>(data.size()));
   CHECK(cv.held_out_ranks.mape < 5.0);
+  // The held-out counts' log spread, which a count without a model of its own adds to its interval.
+  CHECK(cv.held_out_ranks_sigma > 0.01);
+  CHECK(cv.held_out_ranks_sigma < 0.08);
 }
 
 TEST_CASE("dnnperf's model finds a protocol switch the classic models cannot express", "[fitting]") {
@@ -265,6 +268,7 @@ TEST_CASE("Measured rank counts get models of their own; the joint model prices 
   for (const HeldOutPoint& h : cv.points)
     if (h.by_ranks && h.sample.ranks == 3) worst = std::max(worst, std::abs(std::log(h.prediction.seconds / h.sample.seconds)));
   CHECK(worst > std::log(1.3));
+  CHECK(cv.held_out_ranks_sigma > 0.1);
 }
 
 TEST_CASE("Too few points are reported, not fitted", "[fitting][errors]") {
