@@ -180,7 +180,7 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
   f.points = static_cast<int>(s.size());
   f.model.kind = kind;
   f.model.algorithm = algorithm;
-  if (algorithm == "default" && !alternatives.empty()) f.model.library_choices = infer_library_choices(s, alternatives);
+  if (is_library_choice(algorithm) && !alternatives.empty()) f.model.library_choices = infer_library_choices(s, alternatives);
   const std::size_t parameters = comm_model_parameters(kind).size();
   if (s.size() < parameters + 2) {
     f.message = std::to_string(s.size()) + " points for " + std::to_string(parameters) + " parameters: not fitted";
