@@ -479,12 +479,12 @@ std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::ve
 struct DirectConvResidual {
   ConvShape conv;
   ConvPath path;
-  std::int64_t lanes;
+  DirectConvLayout layout;
   double element_bytes, log_measured;
   template <typename T>
   bool operator()(const T* p, T* residual) const {
     using std::log;
-    residual[0] = log(direct_conv_seconds(conv, path, lanes, element_bytes, p)) - T(log_measured);
+    residual[0] = log(direct_conv_seconds(conv, path, layout, element_bytes, p)) - T(log_measured);
     return true;
   }
 };
@@ -494,18 +494,23 @@ constexpr std::int64_t kLaneCandidates[] = {1, 4, 8, 16, 32};
 /// The fewest measurements on oneDNN's im2col-and-GEMM fallback that price it (four parameters of
 /// its own); with fewer those shapes are priced on the path they took before it.
 constexpr std::size_t kGemmPathSamples = 10;
+/// The fewest native-path measurements with columns past whole blocks that price the leftover
+/// (two parameters).
+constexpr std::size_t kNativeColumnSamples = 10;
+/// The fewest native-path measurements that price its call overhead apart from the other paths'.
+constexpr std::ptrdiff_t kNativeCallSamples = 5;
 
 /// The fit for one lane width. A path the data never takes keeps its start (Ceres sees no
 /// gradient); the rest stay physical: partly filled lanes never speed anything up.
 std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const DirectConv& start, Phase phase, const std::vector<const ComputeSample*>& convs) {
   const auto make = [&](const ComputeSample& s) {
-    return DirectConvResidual{s.kernel.conv, start.priced_path(s.kernel.conv, phase), start.lanes, static_cast<double>(dtype_bytes(s.kernel.dtype)),
+    return DirectConvResidual{s.kernel.conv, start.priced_path(s.kernel.conv, phase), layout_of(start), static_cast<double>(dtype_bytes(s.kernel.dtype)),
                               std::log(s.seconds)};
   };
   using I = DirectConvIndex;
   constexpr int last_path = kConvPaths - 1;
   const double rate = std::log(1e6), slow = std::log(100.0);
-  return solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
+  auto fit = solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
       start, convs, make,
       {{I::rate, I::rate + last_path, rate, std::log(1e17)},
        {I::input_fill_exponent, I::output_fill_exponent, 0.0, 4.0},
@@ -514,6 +519,7 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
        {I::weight_bandwidth, I::weight_bandwidth, rate, std::log(1e14)},
        {I::output_bandwidth, I::output_bandwidth + last_path, rate, std::log(1e14)},
        {I::call_overhead, I::call_overhead, std::log(1e-8), std::log(1e-2)},
+       {I::native_call_overhead, I::native_call_overhead, std::log(1e-8), std::log(1e-2)},
        {I::large_bytes, I::large_bytes, std::log(1e5), std::log(1e12)},
        {I::large_slowdown, I::large_slowdown, std::log(1e-3), slow},
        {I::narrow_input_fill_exponent, I::narrow_input_fill_exponent, 0.0, 4.0},
@@ -521,14 +527,20 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
        {I::large_weight_bytes, I::large_weight_bytes, std::log(1e5), std::log(1e12)},
        {I::large_weight_slowdown, I::large_weight_slowdown, std::log(1e-3), slow},
        {I::depthwise_window_exponent, I::depthwise_window_exponent, -2.0, 2.0},
-       {I::image_call, I::image_call, std::log(1e-9), std::log(1e-3)}});
+       {I::image_call, I::image_call, std::log(1e-9), std::log(1e-3)},
+       {I::native_leftover_columns, I::native_leftover_columns, std::log(1e-3), std::log(1e4)},
+       {I::native_misaligned, I::native_misaligned, 0.0, std::log(50.0)}});
+  // Without native-path measurements its call overhead was never fitted: that of the others.
+  const auto native = std::count_if(convs.begin(), convs.end(), [&](const ComputeSample* s) { return start.priced_path(s->kernel.conv, phase) == ConvPath::native; });
+  if (fit && native < kNativeCallSamples) fit->second.native_call_overhead_s = 0;
+  return fit;
 }
 
 /// The direct model of one direction's training convolutions of the most measured element type:
 /// the lane width from one start, then several starts at that width (arithmetic against traffic
 /// is a sum of two unknown rates, and a start far on one side can settle there).
 /// With `refit`, as solve_blocked.
-std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, const DirectConv* refit) {
+std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, const BlockedGemm& blas, const DirectConv* refit) {
   const auto most = most_measured_type(train, [phase](const Kernel& k) { return k.cls == KernelClass::conv && k.phase == phase; }, 3 * kDirectConvParameters);
   if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& convs = most->second;
@@ -537,19 +549,33 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
     const auto fit = solve_direct_conv_once(*refit, phase, convs);
     return fit ? std::optional<DirectConv>(fit->second) : std::nullopt;
   }
-  std::size_t on_gemm_path = 0;
-  for (const ComputeSample* s : convs) on_gemm_path += conv_path(s->kernel.conv, phase) == ConvPath::gemm;
+  std::size_t on_gemm_path = 0, native_leftovers = 0;
+  for (const ComputeSample* s : convs) {
+    const ConvShape& c = s->kernel.conv;
+    const ConvPath path = conv_path(c, phase);
+    on_gemm_path += path == ConvPath::gemm;
+    native_leftovers += path == ConvPath::native && c.groups <= 1 && blas.enabled() && (c.p * c.q) % blas.block != 0;
+  }
+  // The native path's GEMM columns (the output pixels of an image) are a weight gradient's
+  // reduction and the other directions' columns: the clean-up width of that dimension of the BLAS.
+  const int column_dimension = phase == Phase::backward_weight ? 2 : 1;
+  const bool native_columns = native_leftovers >= kNativeColumnSamples;
   const auto start_at = [&](std::int64_t lanes, double rate, double bandwidth) {
     DirectConv d;
     d.dtype = most->first;
     d.gemm_path = on_gemm_path >= kGemmPathSamples;
+    if (native_columns) {
+      d.native_column_block = blas.block, d.native_column_vector = blas.vector_width;
+      d.native_column_cleanup = blas.cleanup_width[column_dimension];
+      d.native_leftover_columns = 10, d.native_misaligned_slowdown = 2;
+    }
     d.image_call_s = 1e-7;
     d.lanes = lanes;
     d.rate.fill(rate);
     d.input_bandwidth.fill(bandwidth);
     d.output_bandwidth.fill(bandwidth);
     d.weight_bandwidth = bandwidth;
-    d.call_overhead_s = 1e-6;
+    d.call_overhead_s = d.native_call_overhead_s = 1e-6;
     d.large_bytes = 1e8;
     d.large_slowdown = 2;
     d.large_weight_bytes = 5e7;
@@ -639,7 +665,7 @@ bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& tra
   device.blocked_gemm = solve_blocked(device, train, refit ? &refit->blocked_gemm : nullptr).value_or(BlockedGemm{});
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
     const int i = static_cast<int>(phase);
-    device.direct_conv[i] = solve_direct_conv(train, phase, refit ? &refit->direct_conv[i] : nullptr).value_or(DirectConv{});
+    device.direct_conv[i] = solve_direct_conv(train, phase, device.blocked_gemm, refit ? &refit->direct_conv[i] : nullptr).value_or(DirectConv{});
   }
   if (launch_known) solve_passes(device, train, &all);
   if (message) *message = all.empty() ? "converged" : all;

@@ -87,7 +87,7 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     if (d.enabled() && k.dtype == d.dtype) {
       double parts[2];
       c.seconds = d.seconds(k.conv, k.phase, dtype_bytes(k.dtype), parts);
-      c.launch_seconds = d.call_overhead_s;
+      c.launch_seconds = d.call_seconds(k.conv, k.phase);
       if (const double saved = shared_call_seconds(d, k); saved > 0) c.seconds -= saved, c.launch_seconds = 0;  // its input gradient's call made it
       c.compute_seconds = parts[0];
       c.memory_seconds = parts[1];

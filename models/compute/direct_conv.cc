@@ -56,6 +56,7 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[I::window_exponent] = m.window_exponent;
   p[I::weight_bandwidth] = std::log(m.weight_bandwidth);
   p[I::call_overhead] = std::log(m.call_overhead_s);
+  p[I::native_call_overhead] = std::log(m.native_call_overhead_s > 0 ? m.native_call_overhead_s : m.call_overhead_s);
   p[I::large_bytes] = std::log(m.large_bytes);
   p[I::large_slowdown] = std::log(std::max(m.large_slowdown - 1, 1e-12));
   p[I::narrow_input_fill_exponent] = m.narrow_input_fill_exponent;
@@ -63,6 +64,8 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[I::large_weight_slowdown] = std::log(std::max(m.large_weight_slowdown - 1, 1e-12));
   p[I::depthwise_window_exponent] = m.depthwise_window_exponent;
   p[I::image_call] = std::log(std::max(m.image_call_s, 1e-30));  // 0 in older profiles: 1e-30 s, nothing
+  p[I::native_leftover_columns] = std::log(std::max(m.native_leftover_columns, 1e-30));
+  p[I::native_misaligned] = std::log(std::max(m.native_misaligned_slowdown, 1.0));
   return p;
 }
 
@@ -79,6 +82,7 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.window_exponent = p[I::window_exponent];
   m.weight_bandwidth = std::exp(p[I::weight_bandwidth]);
   m.call_overhead_s = std::exp(p[I::call_overhead]);
+  m.native_call_overhead_s = std::exp(p[I::native_call_overhead]);
   m.large_bytes = std::exp(p[I::large_bytes]);
   m.large_slowdown = 1 + std::exp(p[I::large_slowdown]);
   m.narrow_input_fill_exponent = p[I::narrow_input_fill_exponent];
@@ -86,6 +90,10 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.large_weight_slowdown = 1 + std::exp(p[I::large_weight_slowdown]);
   m.depthwise_window_exponent = p[I::depthwise_window_exponent];
   m.image_call_s = std::exp(p[I::image_call]);
+  if (m.native_column_block > 0) {
+    m.native_leftover_columns = std::exp(p[I::native_leftover_columns]);
+    m.native_misaligned_slowdown = std::exp(p[I::native_misaligned]);
+  }
   if (!m.gemm_path) {
     const int g = static_cast<int>(ConvPath::gemm);
     m.rate[g] = m.input_bandwidth[g] = m.output_bandwidth[g] = m.stride_exponent[g] = 0;
@@ -101,7 +109,7 @@ ConvPath DirectConv::priced_path(const ConvShape& c, Phase direction) const {
 
 double DirectConv::seconds(const ConvShape& c, Phase direction, double element_bytes, double* parts) const {
   const auto p = log_parameters(*this);
-  return direct_conv_seconds(c, priced_path(c, direction), lanes, element_bytes, p.data(), parts);
+  return direct_conv_seconds(c, priced_path(c, direction), layout_of(*this), element_bytes, p.data(), parts);
 }
 
 }  // namespace dnnperf

@@ -5,7 +5,7 @@
 // A CPU convolution is arithmetic on vector lanes plus memory traffic the library adds around it
 // (reordering activations and weights into its blocked layouts and back), and the two add up:
 //
-//   t = call_overhead
+//   t = call_overhead (native_call_overhead on PyTorch's native path)
 //     + FLOPs * (R S)^window_exponent[direct or depthwise] * (stride_h stride_w)^stride_exponent[path]
 //         / (rate[path] * fill(C / groups)^input_fill_exponent * fill(K / groups)^output_fill_exponent)
 //       (with narrow_input_fill_exponent for fewer input channels than lanes)
@@ -37,6 +37,20 @@
 //
 //   + N groups image_call           (native and gemm paths)
 //
+// The native path's GEMM has the image's output pixels as its columns (its reduction, for weight
+// gradients), and a BLAS runs them in whole blocks and a leftover: where the profile names the
+// BLAS's block B and vector v (native_column_block, native_column_vector: those of the fitted
+// cache-blocked GEMM model, the same library), its arithmetic is scaled by
+//
+//   whole / cols + (left + native_leftover_columns) / cols * (left mod v != 0 ? native_misaligned_slowdown : 1)
+//
+// with cols = P Q, whole = B floor(cols / B), left = cols - whole: a leftover of L columns runs at
+// L / (L + h) of the block rate, scalar where it is not whole vectors (nor of the clean-up width,
+// as blocked_gemm.h's `misaligned`). On the dev VM a 1x1 layer of
+// 2048x2048 channels at batch 3 runs at 11 GFLOP/s over 2x2 images (4 columns) and a 1024x4096 one
+// at 5.6 over 3x3 (9), 29-42 at 7x7, 15-19 at 9x9 (48 + 33) and 44-46 at 10x10 (96 + 4): the
+// leftover, not the filter's size, sets the rate (data/measurements/cpu-vm-2core-2026-12-01-native).
+//
 // and the gemm path has no window exponent and no input lanes to fill (its GEMM's rows are the
 // output channels of a group: a depthwise one fills one lane of a vector). The depthwise path's
 // vectors run across channels, a group to a lane: fill(C)^input_fill_exponent stands for both
@@ -55,6 +69,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/compute/blocked_gemm.h"
 #include "predictor/lowering/kernel.h"
 
 namespace dnnperf {
@@ -95,6 +110,9 @@ struct DirectConv {
   double weight_bandwidth = 0;
   std::array<double, kConvPaths> output_bandwidth{};  // bytes/s, per path
   double call_overhead_s = 0;
+  /// PyTorch's own code calls no oneDNN primitive: the native path's call overhead (0: call_overhead_s,
+  /// as in profiles fitted before it had one).
+  double native_call_overhead_s = 0;
   double large_bytes = 1e12;
   double large_slowdown = 1;
   double large_weight_bytes = 1e12;  // filter size halfway to large_weight_slowdown
@@ -104,6 +122,12 @@ struct DirectConv {
   /// (depthwise where groups > 1, else direct).
   bool gemm_path = false;
   double image_call_s = 0;  // per image and group on the native and gemm paths; 0 in older profiles
+  /// The BLAS's column block and vector on the native path (0: the columns are not priced; profiles
+  /// fitted before the term, and fits without a cache-blocked GEMM model).
+  std::int64_t native_column_block = 0, native_column_vector = 0;
+  std::int64_t native_column_cleanup = 0;  // a second width the BLAS's clean-up code vectorises (0: none)
+  double native_leftover_columns = 0;     // h: a leftover of L columns runs at L / (L + h) of the rate
+  double native_misaligned_slowdown = 1;  // >= 1: a leftover that is not whole vectors
   DType dtype = DType::f32;  // the element type it was fitted on
 
   bool enabled() const { return lanes > 0; }
@@ -113,13 +137,17 @@ struct DirectConv {
   /// The path this model prices `c` on: conv_path, or the one before the gemm path where the
   /// model has none.
   ConvPath priced_path(const ConvShape& c, Phase direction) const;
+  /// The fixed cost of one call of `c` in this model's direction (part of seconds()).
+  double call_seconds(const ConvShape& c, Phase direction) const {
+    return priced_path(c, direction) == ConvPath::native && native_call_overhead_s > 0 ? native_call_overhead_s : call_overhead_s;
+  }
 };
 
 /// The call a kernel does not pay because its input gradient's call computed it
 /// (Kernel::shares_call): the direction's call overhead where a direct model prices that
 /// direction, else 0 (a GPU library's directions are launches of their own).
 inline double shared_call_seconds(const DirectConv& direction, const Kernel& k) {
-  return k.shares_call && k.cls == KernelClass::conv && direction.enabled() ? direction.call_overhead_s : 0.0;
+  return k.shares_call && k.cls == KernelClass::conv && direction.enabled() ? direction.call_seconds(k.conv, k.phase) : 0.0;
 }
 
 /// Where each continuous parameter sits in the log form Ceres fits (log_parameters); the
@@ -139,21 +167,33 @@ struct DirectConvIndex {
   static constexpr int large_weight_bytes = stride_exponent + kConvPaths, large_weight_slowdown = large_weight_bytes + 1;
   static constexpr int depthwise_window_exponent = large_weight_slowdown + 1;
   static constexpr int image_call = depthwise_window_exponent + 1;
-  static constexpr int count = image_call + 1;
+  static constexpr int native_leftover_columns = image_call + 1, native_misaligned = native_leftover_columns + 1;
+  static constexpr int native_call_overhead = native_misaligned + 1;
+  static constexpr int count = native_call_overhead + 1;
 };
 constexpr int kDirectConvParameters = DirectConvIndex::count;
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& model);
 DirectConv with_log_parameters(DirectConv model, const double* p);
 
+/// The discrete choices the formula needs beside its continuous parameters.
+struct DirectConvLayout {
+  std::int64_t lanes = 0;
+  std::int64_t native_column_block = 0, native_column_vector = 0, native_column_cleanup = 0;
+};
+inline DirectConvLayout layout_of(const DirectConv& m) {
+  return {m.lanes, m.native_column_block, m.native_column_vector, m.native_column_cleanup};
+}
+
 /// The formula with those parameters, for a convolution taking `path` (DirectConv::priced_path,
 /// given so that a fit computes it once per measurement).
 template <typename T>
-T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lanes, double element_bytes, const T* p, T* parts = nullptr) {
+T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, const DirectConvLayout& layout, double element_bytes, const T* p, T* parts = nullptr) {
   using std::exp;
   using std::pow;
   using I = DirectConvIndex;
   const int path = static_cast<int>(path_taken);
   const double groups = static_cast<double>(std::max<std::int64_t>(c.groups, 1));
+  const std::int64_t lanes = layout.lanes;
   const auto fill = [&](double channels) {
     const double l = static_cast<double>(lanes);
     return channels / (l * std::ceil(channels / l));
@@ -180,6 +220,16 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lane
     arithmetic = flops * exp(p[I::window_exponent] * std::log(window) + p[I::stride_exponent + path] * std::log(strides) - p[I::rate + path]) /
                  (pow(T(fill(per_group_in)), narrow ? p[I::narrow_input_fill_exponent] : p[I::input_fill_exponent]) *
                   pow(T(fill(per_group_out)), p[I::output_fill_exponent]));
+    if (path_taken == ConvPath::native && layout.native_column_block > 0) {
+      const std::int64_t columns = c.p * c.q, block = layout.native_column_block;
+      const std::int64_t left = columns % block;
+      if (left > 0) {
+        const bool slow = misaligned(left, layout.native_column_vector, layout.native_column_cleanup);
+        const double whole = static_cast<double>(columns - left), cols = static_cast<double>(columns);
+        arithmetic = arithmetic * (whole / cols + (T(static_cast<double>(left)) + exp(p[I::native_leftover_columns])) / cols *
+                                                      (slow ? exp(p[I::native_misaligned]) : T(1)));
+      }
+    }
   }
   if (path_taken == ConvPath::gemm || path_taken == ConvPath::native) arithmetic += n * groups * exp(p[I::image_call]);
   const T r = pow(T(input + output) * exp(-p[I::large_bytes]), 4.0);
@@ -189,7 +239,7 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, std::int64_t lane
                     output * exp(-p[I::output_bandwidth + path])) *
                    (T(1) + exp(p[I::large_slowdown]) * r / (T(1) + r));
   if (parts) parts[0] = arithmetic, parts[1] = memory;
-  return arithmetic + memory + exp(p[I::call_overhead]);
+  return arithmetic + memory + exp(p[path_taken == ConvPath::native ? I::native_call_overhead : I::call_overhead]);
 }
 
 }  // namespace dnnperf

@@ -352,6 +352,12 @@ nlohmann::json direct_conv_section(const DirectConv& d) {
                       {"large_weight_bytes", d.large_weight_bytes}, {"large_weight_slowdown", d.large_weight_slowdown},
                       {"dtype", std::string(dtype_name(d.dtype))}};
   j["image_call_s"] = d.image_call_s;
+  if (d.native_call_overhead_s > 0) j["native_call_overhead_s"] = d.native_call_overhead_s;
+  if (d.native_column_block > 0) {
+    j["native_column_block"] = d.native_column_block, j["native_column_vector"] = d.native_column_vector;
+    j["native_column_cleanup"] = d.native_column_cleanup;
+    j["native_leftover_columns"] = d.native_leftover_columns, j["native_misaligned_slowdown"] = d.native_misaligned_slowdown;
+  }
   return j;
 }
 
@@ -395,6 +401,7 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   d.weight_bandwidth = r.positive("weight_bandwidth");
   positives("output_bandwidth", d.output_bandwidth);
   d.call_overhead_s = r.positive("call_overhead_s");
+  if (r.has("native_call_overhead_s")) d.native_call_overhead_s = r.positive("native_call_overhead_s");  // before it: call_overhead_s
   d.large_bytes = r.positive("large_bytes");
   d.large_slowdown = read_slowdown(r, "large_slowdown");
   if (r.has("large_weight_bytes") || r.has("large_weight_slowdown")) {  // profiles fitted before the term have neither
@@ -405,6 +412,19 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   if (r.has("image_call_s")) {
     d.image_call_s = r.real("image_call_s", std::nullopt);
     if (!(d.image_call_s >= 0 && d.image_call_s < 1)) r.fail("image_call_s", "must be in [0, 1) seconds");
+  }
+  // Profiles fitted before the term, and fits without a blocked GEMM model, have none of these.
+  if (r.has("native_column_block") || r.has("native_column_vector") || r.has("native_column_cleanup") || r.has("native_leftover_columns") ||
+      r.has("native_misaligned_slowdown")) {
+    d.native_column_block = r.integer("native_column_block", std::nullopt);
+    if (d.native_column_block <= 0) r.fail("native_column_block", "must be positive");
+    d.native_column_vector = r.integer("native_column_vector", std::nullopt);
+    if (d.native_column_vector <= 0) r.fail("native_column_vector", "must be positive");
+    d.native_column_cleanup = r.integer("native_column_cleanup", std::nullopt);
+    if (d.native_column_cleanup < 0) r.fail("native_column_cleanup", "must be 0 (none) or positive");
+    d.native_leftover_columns = r.real("native_leftover_columns", std::nullopt);
+    if (!(d.native_leftover_columns >= 0 && d.native_leftover_columns <= 1e6)) r.fail("native_leftover_columns", "must be in [0, 1e6] columns");
+    d.native_misaligned_slowdown = read_slowdown(r, "native_misaligned_slowdown");
   }
   d.dtype = read_dtype(r);
   r.check_unknown();

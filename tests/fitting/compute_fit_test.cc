@@ -47,6 +47,17 @@ std::vector<Kernel> gemms(int count, std::uint64_t seed) {
   return out;
 }
 
+/// Adds `c`, same-padded and unstrided in its output, timed as `truth` prices it times `factor`;
+/// nothing above 2 GFLOP (the calibration's cap).
+void add_conv_sample(ComputeData& data, ConvShape c, Phase direction, const DirectConv& truth, double factor) {
+  c.pad_h = c.pad_w = c.r / 2;
+  c.p = c.q = c.h;
+  const Kernel k = conv_kernel(direction, c, DType::f32);
+  if (k.flops > 2e9) return;
+  const char* cls = direction == Phase::forward ? "conv_forward" : direction == Phase::backward_data ? "conv_backward_data" : "conv_backward_filter";
+  data.samples.push_back({k, cls, truth.seconds(c, direction, 4) * factor});
+}
+
 }  // namespace
 
 TEST_CASE("The regression family recovers a power law and reports honest held-out errors", "[fitting][compute]") {
@@ -352,11 +363,7 @@ TEST_CASE("The analytic family prices oneDNN's im2col fallback for the weight gr
         c.groups = c.c;
         if (wide < depthwise_wide) c.r = c.s = pick({5, 7}), ++wide;  // 5x5 and 7x7: oneDNN's im2col and GEMM
       }
-      c.pad_h = c.pad_w = c.r / 2;
-      c.p = c.q = c.h;
-      const Kernel k = conv_kernel(Phase::backward_weight, c, DType::f32);
-      if (k.flops > 2e9) continue;
-      data.samples.push_back({k, "conv_backward_filter", truth.seconds(c, Phase::backward_weight, 4) * std::exp(noise(rng))});
+      add_conv_sample(data, c, Phase::backward_weight, truth, std::exp(noise(rng)));
     }
     return data;
   };
@@ -376,6 +383,64 @@ TEST_CASE("The analytic family prices oneDNN's im2col fallback for the weight gr
   // Too few such shapes to fit the path's own parameters: priced as depthwise, no path of its own.
   const AnalyticFit few = fit_analytic(find_hardware_profile("cpu").device, data_with(5));
   CHECK_FALSE(few.device.direct_conv[static_cast<int>(Phase::backward_weight)].gemm_path);
+}
+
+TEST_CASE("The analytic family prices the native path's GEMM columns by the BLAS's blocks and vectors", "[fitting][compute]") {
+  // The BLAS: blocks of 16, vectors of 4; its GEMMs are what tells the fit so.
+  BlockedGemm blas;
+  blas.block = 16, blas.vector_width = 4, blas.block_flops = 40e9;
+  blas.partial_efficiency = {0.6, 0.5, 0.9, 0.7, 0.6, 0.5, 0.4};
+  blas.misaligned_slowdown = {1.0, 3.0, 2.5};
+  blas.operand_bandwidth = 8e9, blas.output_bandwidth = 12e9, blas.call_overhead_s = 10e-6;
+  DirectConv truth;
+  truth.lanes = 16, truth.rate = {60e9, 45e9, 30e9, 4e9}, truth.input_fill_exponent = 1.0, truth.output_fill_exponent = 0.5;
+  truth.input_bandwidth = {8e9, 6e9, 4e9, 3e9}, truth.weight_bandwidth = 10e9, truth.output_bandwidth = {6e9, 5e9, 3e9, 2e9};
+  truth.call_overhead_s = 5e-6, truth.image_call_s = 2e-7;
+  truth.native_column_block = 16, truth.native_column_vector = 4;
+  truth.native_leftover_columns = 8, truth.native_misaligned_slowdown = 3;
+  truth.native_call_overhead_s = 2e-6;  // PyTorch's own code: no oneDNN primitive to call
+  std::mt19937_64 rng(13);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  const auto pick = [&](std::initializer_list<std::int64_t> v) { return *(v.begin() + static_cast<std::ptrdiff_t>(rng() % v.size())); };
+  const auto dim = [&] { return static_cast<std::int64_t>(std::exp(std::log(2.0) + (rng() % 1000) / 1000.0 * std::log(2000.0 / 2))); };
+  const auto data_with = [&](bool leftovers) {
+    ComputeData data;
+    data.threads = 1;
+    while (data.samples.size() < 300) {
+      const GemmShape g{dim(), dim(), dim(), 1, rng() % 2 == 0, rng() % 2 == 0};
+      if (2.0 * g.m * g.n * g.k > 1e9) continue;
+      data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", blas.seconds(g, 4) * std::exp(noise(rng))});
+    }
+    while (data.samples.size() < 540) {
+      ConvShape c;
+      c.n = pick({1, 2, 4, 8, 16, 32});
+      c.c = pick({16, 32, 64, 128, 256, 512});
+      c.k = pick({16, 32, 64, 128, 256, 512});
+      // Sides 1, 3, 5, 7 and 9 leave 1, 9, 9, 1 and 1 columns past blocks of 16 (misaligned); 2, 6
+      // and 10 leave 4 (whole vectors); 4, 8, 12 and 16 none.
+      c.h = c.w = leftovers ? pick({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16}) : pick({4, 8, 12, 16});
+      c.r = c.s = pick({1, 1, 3});
+      add_conv_sample(data, c, Phase::forward, truth, std::exp(noise(rng)));
+    }
+    return data;
+  };
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data_with(true));
+  REQUIRE(f.device.blocked_gemm.enabled());
+  const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::forward)];
+  REQUIRE(d.enabled());
+  CHECK(d.native_column_block == 16);
+  CHECK(d.native_column_vector == 4);
+  CHECK(d.native_misaligned_slowdown == Approx(3.0).epsilon(0.2));
+  CHECK(d.native_call_overhead_s == Approx(2e-6).epsilon(0.3));
+  CHECK(d.call_overhead_s == Approx(5e-6).epsilon(0.3));
+  // A batch-4 1x1 layer over 3x3 images (9 columns, scalar) against the same over 4x4 (16, one block).
+  for (const std::int64_t side : {3, 4}) {
+    ConvShape c;
+    c.n = 4, c.c = c.k = 512, c.h = c.w = c.p = c.q = side, c.r = c.s = 1;
+    CHECK(d.seconds(c, Phase::forward, 4) == Approx(truth.seconds(c, Phase::forward, 4)).epsilon(0.1));
+  }
+  // Native layers whose columns fill whole blocks say nothing about leftovers: no term.
+  CHECK(fit_analytic(find_hardware_profile("cpu").device, data_with(false)).device.direct_conv[0].native_column_block == 0);
 }
 
 TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and few-channel batch norms only for them", "[fitting][compute]") {

@@ -249,6 +249,57 @@ TEST_CASE("A direct convolution model with the gemm path writes five paths and i
   CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("efficiency.direct_conv.forward: field 'image_call_s' must be in [0, 1) seconds"));
 }
 
+TEST_CASE("A direct convolution model's native columns and call are written and read back; profiles without them still load", "[hardware][errors]") {
+  DirectConv d;
+  d.lanes = 16, d.rate = {2e11, 2.5e11, 4.5e10, 1e12}, d.input_fill_exponent = 0.6, d.output_fill_exponent = 1.0;
+  d.input_bandwidth = {1e10, 2e10, 3e10, 4e10}, d.weight_bandwidth = 1e10, d.output_bandwidth = {5e9, 6e9, 7e9, 8e9};
+  d.call_overhead_s = 1e-5, d.image_call_s = 1e-7;
+  d.native_column_block = 48, d.native_column_vector = 4, d.native_column_cleanup = 6;
+  d.native_leftover_columns = 5.3, d.native_misaligned_slowdown = 3;
+  d.native_call_overhead_s = 4e-6;
+  ConvShape nine;  // a batch-4 1x1 layer over 3x3 images: PyTorch's native path, 9 columns per image
+  nine.n = 4, nine.c = 512, nine.k = 1000, nine.h = nine.w = nine.p = nine.q = 3, nine.r = nine.s = 1;
+  ConvShape sixteen = nine;  // over 4x4: 16 columns, whole vectors
+  sixteen.h = sixteen.w = sixteen.p = sixteen.q = 4;
+  const auto profile = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    return write_variant(name, [&](nlohmann::json& j) {
+      j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
+      edit(j["device"]["efficiency"]["direct_conv"]["forward"]);
+    });
+  };
+  const DirectConv back = load_hardware_profile(profile("native_columns", [](nlohmann::json&) {})).device.direct_conv[0];
+  CHECK(back.native_column_block == 48);
+  CHECK(back.native_column_cleanup == 6);
+  CHECK(back.native_call_overhead_s == Approx(4e-6));
+  CHECK(back.call_seconds(nine, Phase::forward) == Approx(4e-6));
+  CHECK(back.seconds(nine, Phase::forward, 4) == Approx(d.seconds(nine, Phase::forward, 4)));
+  // Nine columns are scalar: more time per FLOP than sixteen.
+  const double per_flop_nine = back.seconds(nine, Phase::forward, 4) / 9, per_flop_sixteen = back.seconds(sixteen, Phase::forward, 4) / 16;
+  CHECK(per_flop_nine > 1.5 * per_flop_sixteen);
+  // Profiles fitted before the term: no column structure, the native rate alone.
+  const DirectConv old = load_hardware_profile(profile("no_native_columns", [](nlohmann::json& f) {
+                           for (const char* key : {"native_column_block", "native_column_vector", "native_column_cleanup", "native_leftover_columns",
+                                                   "native_misaligned_slowdown", "native_call_overhead_s"})
+                             f.erase(key);
+                         })).device.direct_conv[0];
+  CHECK(old.native_column_block == 0);
+  CHECK(old.call_seconds(nine, Phase::forward) == Approx(1e-5));  // the other paths' call
+  DirectConv plain = d;
+  plain.native_column_block = 0, plain.native_call_overhead_s = 0;
+  CHECK(old.seconds(nine, Phase::forward, 4) == Approx(plain.seconds(nine, Phase::forward, 4)));
+  // Together or not at all, and in range.
+  CHECK_THROWS_WITH(load_hardware_profile(profile("native_half", [](nlohmann::json& f) { f.erase("native_column_vector"); })),
+                    Catch::Contains("efficiency.direct_conv.forward: field 'native_column_vector' is required"));
+  CHECK_THROWS_WITH(load_hardware_profile(profile("native_block", [](nlohmann::json& f) { f["native_column_block"] = 0; })),
+                    Catch::Contains("efficiency.direct_conv.forward: field 'native_column_block' must be positive"));
+  CHECK_THROWS_WITH(load_hardware_profile(profile("native_slow", [](nlohmann::json& f) { f["native_misaligned_slowdown"] = 0.5; })),
+                    Catch::Contains("efficiency.direct_conv.forward: field 'native_misaligned_slowdown' must be in [1, 1e6]"));
+  CHECK_THROWS_WITH(load_hardware_profile(profile("native_call", [](nlohmann::json& f) { f["native_call_overhead_s"] = 0; })),
+                    Catch::Contains("efficiency.direct_conv.forward: field 'native_call_overhead_s'"));
+  CHECK_THROWS_WITH(load_hardware_profile(profile("native_left", [](nlohmann::json& f) { f["native_leftover_columns"] = -2; })),
+                    Catch::Contains("efficiency.direct_conv.forward: field 'native_leftover_columns' must be in [0, 1e6] columns"));
+}
+
 TEST_CASE("A direct convolution's large-filter edge prices big filters, and profiles without it still load", "[hardware][errors]") {
   DirectConv d;
   d.lanes = 16, d.rate = {2e11, 2.5e11, 4.5e10, 1e12}, d.input_fill_exponent = 0.6, d.output_fill_exponent = 1.0;
