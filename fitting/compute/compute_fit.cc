@@ -498,7 +498,7 @@ constexpr std::size_t kGemmPathSamples = 10;
 /// (two parameters).
 constexpr std::size_t kNativeColumnSamples = 10;
 /// The fewest native-path measurements that price its call overhead apart from the other paths'.
-constexpr std::ptrdiff_t kNativeCallSamples = 5;
+constexpr std::size_t kNativeCallSamples = 5;
 
 /// The fit for one lane width. A path the data never takes keeps its start (Ceres sees no
 /// gradient); the rest stay physical: partly filled lanes never speed anything up.
@@ -510,7 +510,7 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
   using I = DirectConvIndex;
   constexpr int last_path = kConvPaths - 1;
   const double rate = std::log(1e6), slow = std::log(100.0);
-  auto fit = solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
+  return solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
       start, convs, make,
       {{I::rate, I::rate + last_path, rate, std::log(1e17)},
        {I::input_fill_exponent, I::output_fill_exponent, 0.0, 4.0},
@@ -530,17 +530,16 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
        {I::image_call, I::image_call, std::log(1e-9), std::log(1e-3)},
        {I::native_leftover_columns, I::native_leftover_columns, std::log(1e-3), std::log(1e4)},
        {I::native_misaligned, I::native_misaligned, 0.0, std::log(50.0)}});
-  // Without native-path measurements its call overhead was never fitted: that of the others.
-  const auto native = std::count_if(convs.begin(), convs.end(), [&](const ComputeSample* s) { return start.priced_path(s->kernel.conv, phase) == ConvPath::native; });
-  if (fit && native < kNativeCallSamples) fit->second.native_call_overhead_s = 0;
-  return fit;
 }
 
 /// The direct model of one direction's training convolutions of the most measured element type:
 /// the lane width from one start, then several starts at that width (arithmetic against traffic
 /// is a sum of two unknown rates, and a start far on one side can settle there).
 /// With `refit`, as solve_blocked.
-std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, const BlockedGemm& blas, const DirectConv* refit) {
+/// `cpu`: a CPU backend's measurements, where PyTorch has a convolution path of its own (native)
+/// that calls `blas`, the GEMM model fitted beside this one.
+std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, bool cpu, const BlockedGemm& blas,
+                                            const DirectConv* refit) {
   const auto most = most_measured_type(train, [phase](const Kernel& k) { return k.cls == KernelClass::conv && k.phase == phase; }, 3 * kDirectConvParameters);
   if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& convs = most->second;
@@ -549,17 +548,19 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
     const auto fit = solve_direct_conv_once(*refit, phase, convs);
     return fit ? std::optional<DirectConv>(fit->second) : std::nullopt;
   }
-  std::size_t on_gemm_path = 0, native_leftovers = 0;
+  std::size_t on_gemm_path = 0, on_native_path = 0, native_leftovers = 0;
   for (const ComputeSample* s : convs) {
     const ConvShape& c = s->kernel.conv;
     const ConvPath path = conv_path(c, phase);
     on_gemm_path += path == ConvPath::gemm;
+    on_native_path += path == ConvPath::native;
     native_leftovers += path == ConvPath::native && c.groups <= 1 && blas.enabled() && (c.p * c.q) % blas.block != 0;
   }
   // The native path's GEMM columns (the output pixels of an image) are a weight gradient's
   // reduction and the other directions' columns: the clean-up width of that dimension of the BLAS.
   const int column_dimension = phase == Phase::backward_weight ? 2 : 1;
-  const bool native_columns = native_leftovers >= kNativeColumnSamples;
+  const bool native_columns = cpu && native_leftovers >= kNativeColumnSamples;
+  const bool native_call = cpu && on_native_path >= kNativeCallSamples;
   const auto start_at = [&](std::int64_t lanes, double rate, double bandwidth) {
     DirectConv d;
     d.dtype = most->first;
@@ -575,7 +576,8 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
     d.input_bandwidth.fill(bandwidth);
     d.output_bandwidth.fill(bandwidth);
     d.weight_bandwidth = bandwidth;
-    d.call_overhead_s = d.native_call_overhead_s = 1e-6;
+    d.call_overhead_s = 1e-6;
+    d.native_call_overhead_s = native_call ? 1e-6 : 0.0;
     d.large_bytes = 1e8;
     d.large_slowdown = 2;
     d.large_weight_bytes = 5e7;
@@ -651,7 +653,8 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
 /// and convolutions on top of them, and the op-specific pass families on the fitted bandwidth.
 /// With `refit` (a device fitted to all the data), the structural models keep its discrete
 /// choices and start from its parameters.
-bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, std::string* message, const DeviceSpec* refit = nullptr) {
+/// `cpu`: the measurements come from a CPU backend, where PyTorch has its own convolution path.
+bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& train, bool cpu, std::string* message, const DeviceSpec* refit = nullptr) {
   bool any = false, launch_known = false;
   std::string all;
   for (Stage stage : {Stage::memory, Stage::gemm, Stage::conv}) {
@@ -665,7 +668,7 @@ bool fit_device(DeviceSpec& device, const std::vector<const ComputeSample*>& tra
   device.blocked_gemm = solve_blocked(device, train, refit ? &refit->blocked_gemm : nullptr).value_or(BlockedGemm{});
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
     const int i = static_cast<int>(phase);
-    device.direct_conv[i] = solve_direct_conv(train, phase, device.blocked_gemm, refit ? &refit->direct_conv[i] : nullptr).value_or(DirectConv{});
+    device.direct_conv[i] = solve_direct_conv(train, phase, cpu, device.blocked_gemm, refit ? &refit->direct_conv[i] : nullptr).value_or(DirectConv{});
   }
   if (launch_known) solve_passes(device, train, &all);
   if (message) *message = all.empty() ? "converged" : all;
@@ -920,7 +923,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   if (data.threads > 0) out.device.multiprocessors = data.threads;  // a CPU backend's threads are its "SMs"
   std::vector<const ComputeSample*> all;
   for (const ComputeSample& s : data.samples) all.push_back(&s);
-  out.converged = fit_device(out.device, all, &out.message);
+  out.converged = fit_device(out.device, all, data.threads > 0, &out.message);
   // Held-out errors per class: refit on the other folds.
   const std::vector<int> f = folds(data.samples);
   std::map<std::string, std::vector<std::pair<double, double>>> pairs;  // per class: measured, predicted
@@ -934,7 +937,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
       if (f[i] != fold) train.push_back(&data.samples[i]);
     DeviceSpec d = base;
     if (data.threads > 0) d.multiprocessors = data.threads;
-    if (!fit_device(d, train, nullptr, &out.device)) continue;
+    if (!fit_device(d, train, data.threads > 0, nullptr, &out.device)) continue;
     const AnalyticComputeModel model(d);
     DeviceSpec tiled_device = d;
     tiled_device.blocked_gemm = BlockedGemm{};

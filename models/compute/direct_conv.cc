@@ -82,7 +82,7 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.window_exponent = p[I::window_exponent];
   m.weight_bandwidth = std::exp(p[I::weight_bandwidth]);
   m.call_overhead_s = std::exp(p[I::call_overhead]);
-  m.native_call_overhead_s = std::exp(p[I::native_call_overhead]);
+  if (m.native_call_overhead_s > 0) m.native_call_overhead_s = std::exp(p[I::native_call_overhead]);
   m.large_bytes = std::exp(p[I::large_bytes]);
   m.large_slowdown = 1 + std::exp(p[I::large_slowdown]);
   m.narrow_input_fill_exponent = p[I::narrow_input_fill_exponent];

@@ -179,9 +179,10 @@ DirectConv with_log_parameters(DirectConv model, const double* p);
 struct DirectConvLayout {
   std::int64_t lanes = 0;
   std::int64_t native_column_block = 0, native_column_vector = 0, native_column_cleanup = 0;
+  bool native_call = false;  // the native path has a call overhead of its own
 };
 inline DirectConvLayout layout_of(const DirectConv& m) {
-  return {m.lanes, m.native_column_block, m.native_column_vector, m.native_column_cleanup};
+  return {m.lanes, m.native_column_block, m.native_column_vector, m.native_column_cleanup, m.native_call_overhead_s > 0};
 }
 
 /// The formula with those parameters, for a convolution taking `path` (DirectConv::priced_path,
@@ -239,7 +240,7 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, const DirectConvL
                     output * exp(-p[I::output_bandwidth + path])) *
                    (T(1) + exp(p[I::large_slowdown]) * r / (T(1) + r));
   if (parts) parts[0] = arithmetic, parts[1] = memory;
-  return arithmetic + memory + exp(p[path_taken == ConvPath::native ? I::native_call_overhead : I::call_overhead]);
+  return arithmetic + memory + exp(p[path_taken == ConvPath::native && layout.native_call ? I::native_call_overhead : I::call_overhead]);
 }
 
 }  // namespace dnnperf
