@@ -540,7 +540,11 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
 /// that calls `blas`, the GEMM model fitted beside this one.
 std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, bool cpu, const BlockedGemm& blas,
                                             const DirectConv* refit) {
-  const auto most = most_measured_type(train, [phase](const Kernel& k) { return k.cls == KernelClass::conv && k.phase == phase; }, 3 * kDirectConvParameters);
+  // Three measurements per parameter every fit has; the native path's optional terms ask for
+  // their own (kNativeColumnSamples, kNativeCallSamples), so that a small calibration's weight
+  // gradients (~120 in dnnperf calibrate's 10 minutes) keep the model they had before them.
+  const auto most = most_measured_type(train, [phase](const Kernel& k) { return k.cls == KernelClass::conv && k.phase == phase; },
+                                       3 * kDirectConvRequiredParameters);
   if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& convs = most->second;
   if (refit) {

@@ -172,6 +172,8 @@ struct DirectConvIndex {
   static constexpr int count = native_call_overhead + 1;
 };
 constexpr int kDirectConvParameters = DirectConvIndex::count;
+/// Those every fit has: the native path's column and call terms are optional.
+constexpr int kDirectConvRequiredParameters = DirectConvIndex::native_leftover_columns;
 std::array<double, kDirectConvParameters> log_parameters(const DirectConv& model);
 DirectConv with_log_parameters(DirectConv model, const double* p);
 
