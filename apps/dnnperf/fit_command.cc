@@ -375,6 +375,9 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     std::cout << "analytic " << c.kernel_class << ": " << c.model << " model held-out MAPE " << pct(c.structural.mape) << "% (weighted "
               << pct(c.structural.weighted) << "%) against tiles " << pct(c.tiled.mape) << "% (weighted " << pct(c.tiled.weighted) << "%): "
               << (c.kept ? "kept" : "tiles kept");
+    if (c.folds_without > 0)
+      std::cout << " (not fitted in " << c.folds_without << " of 5 folds: too few measurements of the class to train on; those folds' kernels "
+                << "priced by the tiles. Measure more of them: a longer --time-budget)";
     const BlockedGemm& b = analytic.device.blocked_gemm;
     if (c.kept && c.kernel_class == "gemm") {
       std::cout << ", blocks of " << b.block << ", vectors of " << b.vector_width;

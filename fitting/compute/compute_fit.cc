@@ -921,6 +921,9 @@ RegressionFit fit_regression(const std::string& kernel_class, const std::vector<
   return out;
 }
 
+constexpr std::pair<const char*, Phase> kConvDirections[] = {
+    {"conv_forward", Phase::forward}, {"conv_backward_data", Phase::backward_data}, {"conv_backward_filter", Phase::backward_weight}};
+
 AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   AnalyticFit out;
   out.device = base;
@@ -935,6 +938,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   // GEMMs and convolutions priced by the tiles alone, to weigh the structural models against.
   std::map<std::string, std::vector<std::pair<double, double>>> tiled_pairs;
   std::map<std::string, std::vector<std::pair<std::string, double>>> tiled_families;
+  std::map<std::string, int> folds_without;  // per class: folds too small for its structural model
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<const ComputeSample*> train;
     for (std::size_t i = 0; i < data.samples.size(); ++i)
@@ -942,6 +946,9 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
     DeviceSpec d = base;
     if (data.threads > 0) d.multiprocessors = data.threads;
     if (!fit_device(d, train, data.threads > 0, nullptr, &out.device)) continue;
+    if (out.device.blocked_gemm.enabled() && !d.blocked_gemm.enabled()) ++folds_without["gemm"];
+    for (const auto& [cls, phase] : kConvDirections)
+      if (out.device.direct_conv[static_cast<int>(phase)].enabled() && !d.direct_conv[static_cast<int>(phase)].enabled()) ++folds_without[cls];
     const AnalyticComputeModel model(d);
     DeviceSpec tiled_device = d;
     tiled_device.blocked_gemm = BlockedGemm{};
@@ -962,7 +969,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   const auto choose = [&](const std::string& cls, const std::string& model, bool enabled, const std::function<void()>& disable,
                           std::vector<std::string> follow) {
     if (!enabled || !pairs.count(cls) || !tiled_pairs.count(cls)) return;
-    StructuralChoice c{cls, model, error_stats(pairs[cls], 0), error_stats(tiled_pairs[cls], 0), true};
+    StructuralChoice c{cls, model, error_stats(pairs[cls], 0), error_stats(tiled_pairs[cls], 0), true, folds_without[cls]};
     c.kept = c.structural.mape + c.structural.weighted < c.tiled.mape + c.tiled.weighted;
     out.choices.push_back(c);
     if (c.kept) return;
@@ -972,9 +979,7 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
       if (tiled_pairs.count(name)) pairs[name] = tiled_pairs[name], families[name] = tiled_families[name];
   };
   choose("gemm", "cache-blocked", out.device.blocked_gemm.enabled(), [&] { out.device.blocked_gemm = BlockedGemm{}; }, {"per_image_gemm"});
-  const std::pair<const char*, Phase> directions[] = {
-      {"conv_forward", Phase::forward}, {"conv_backward_data", Phase::backward_data}, {"conv_backward_filter", Phase::backward_weight}};
-  for (const auto& [cls, phase] : directions) {
+  for (const auto& [cls, phase] : kConvDirections) {
     DirectConv& d = out.device.direct_conv[static_cast<int>(phase)];
     choose(cls, "direct", d.enabled(), [&d] { d = DirectConv{}; }, {});
   }

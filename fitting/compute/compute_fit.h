@@ -82,6 +82,9 @@ struct StructuralChoice {
   std::string model;  // "cache-blocked" or "direct"
   ErrorStats structural, tiled;
   bool kept = false;
+  /// Held-out folds whose training part was too small for the model (those folds' kernels are
+  /// priced by the tiles in `structural` too): a small calibration, not a bad model.
+  int folds_without = 0;
 };
 
 struct AnalyticFit {

@@ -234,6 +234,16 @@ impl = [json.loads(l)['implementation'] for l in open(sys.argv[1])]
 assert len(impl) == 3 and impl[0].startswith('jit') and 'gemm' in impl[1] and impl[2] == 'native', impl" "$tmp/paths.jsonl" \
   && echo "ok   onednn_paths" || { echo "FAIL onednn_paths"; fail=1; }
 check onednn_paths_missing 1 'no such file' -- /usr/bin/python3 "$src/scripts/onednn_paths.py" "$tmp/nonexistent.jsonl" -o "$tmp/paths2.jsonl"
+# A shape set under a time budget: GEMMs and convolutions taken in turn, so that a run the budget
+# stops has every class measured alike (a set lists its GEMMs first).
+/usr/bin/python3 "$src/scripts/torch_bench.py" --shapes sample:40:1:1 --time-budget 1 --dnnperf "$bin" --device cpu --threads 1 -o "$tmp/budget.jsonl" >/dev/null 2>&1
+/usr/bin/python3 -c '
+import json, sys
+ops = [json.loads(l)["op"] for l in open(sys.argv[1]) if "\"record\"" in l]
+assert 4 <= len(ops) < 80, len(ops)
+assert ops[0] == "gemm" and ops[1].startswith("conv_"), ops[:4]
+assert ops.count("gemm") <= len(ops) // 2 + 1, ops
+' "$tmp/budget.jsonl" && echo "ok   torch_bench_budget_interleaved" || { echo "FAIL torch_bench_budget_interleaved"; fail=1; }
 # Batch norm over real image shapes (--bn-shapes), for the scalar rate of runs shorter than a vector.
 /usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64:2,4:64:8 --device cpu --threads 1 -o "$tmp/bn.jsonl" >/dev/null 2>&1
 /usr/bin/python3 -c '

@@ -349,6 +349,12 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
   REQUIRE(few.choices.size() == 1);
   CHECK(few.choices[0].kept);
   CHECK(few.choices[0].structural.mape < 6.0);
+  CHECK(few.choices[0].folds_without == 0);
+  // Fewer still: enough for a fit of all of them, too few in every fold, and the report says so.
+  small.samples.resize(100);
+  const AnalyticFit fewer = fit_analytic(find_hardware_profile("cpu").device, small);
+  REQUIRE(fewer.choices.size() == 1);
+  CHECK(fewer.choices[0].folds_without == 5);
 }
 
 TEST_CASE("The analytic family prices oneDNN's im2col fallback for the weight gradients that take it", "[fitting][compute]") {
