@@ -387,6 +387,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     }
     std::cout << "\n";
   }
+  for (const std::string& line : analytic.too_few) std::cout << "analytic " << line << " (measure more of them: a longer --time-budget)\n";
   std::cout << "analytic fit: effective fp32 peak " << fixed(analytic.device.peak_flops.at(MathMode::fp32) / 1e9, 1) << " GFLOP/s, launch "
             << fixed(analytic.device.launch_overhead_s * 1e6, 2) << " us, bandwidth " << fixed(analytic.device.memory_bandwidth / 1e9, 1)
             << " GB/s (passes beyond ~" << fixed(analytic.device.memory.cache_bytes / 1048576, 1) << " MiB up to "

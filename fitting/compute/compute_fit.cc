@@ -983,6 +983,18 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
     DirectConv& d = out.device.direct_conv[static_cast<int>(phase)];
     choose(cls, "direct", d.enabled(), [&d] { d = DirectConv{}; }, {});
   }
+  // Measured, but too few for a structural model at all: said, not left to the tiles' error.
+  const auto count = [&](const std::string& cls) {
+    return std::count_if(data.samples.begin(), data.samples.end(), [&](const ComputeSample& s) { return s.kernel_class == cls; });
+  };
+  const auto too_few = [&](const std::string& cls, const std::string& model, bool fitted, std::ptrdiff_t needs) {
+    if (const auto n = count(cls); !fitted && n > 0 && n < needs)
+      out.too_few.push_back(cls + ": " + model + " model not fitted: " + std::to_string(n) + " measurements, it needs " + std::to_string(needs) +
+                            "; priced by the tiles");
+  };
+  too_few("gemm", "cache-blocked", out.device.blocked_gemm.enabled(), 3 * kBlockedGemmParameters);
+  for (const auto& [cls, phase] : kConvDirections)
+    too_few(cls, "direct", out.device.direct_conv[static_cast<int>(phase)].enabled(), 3 * kDirectConvRequiredParameters);
   // Each class's held-out spread becomes the interval of the kernels it prices; the three
   // convolution directions share one efficiency, and so one spread.
   std::vector<std::pair<double, double>> conv;

@@ -96,6 +96,9 @@ struct AnalyticFit {
   /// convolution direction: the direct model), its held-out errors and the tiles': it is kept in
   /// `device` only where its MAPE + weighted error is the lower.
   std::vector<StructuralChoice> choices;
+  /// Classes measured too few times for their structural model (priced by the tiles): what, how
+  /// many, how many it needs.
+  std::vector<std::string> too_few;
 };
 
 AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data);

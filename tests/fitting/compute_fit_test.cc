@@ -355,6 +355,13 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
   const AnalyticFit fewer = fit_analytic(find_hardware_profile("cpu").device, small);
   REQUIRE(fewer.choices.size() == 1);
   CHECK(fewer.choices[0].folds_without == 5);
+  CHECK(fewer.too_few.empty());
+  // Fewer than the model needs at all: no model, and said.
+  small.samples.resize(80);
+  const AnalyticFit fewest = fit_analytic(find_hardware_profile("cpu").device, small);
+  CHECK_FALSE(fewest.device.direct_conv[static_cast<int>(Phase::forward)].enabled());
+  REQUIRE(fewest.too_few.size() == 1);
+  CHECK_THAT(fewest.too_few[0], Catch::Contains("conv_forward: direct model not fitted: 80 measurements, it needs 96"));
 }
 
 TEST_CASE("The analytic family prices oneDNN's im2col fallback for the weight gradients that take it", "[fitting][compute]") {
