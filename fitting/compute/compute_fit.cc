@@ -398,6 +398,13 @@ std::optional<std::pair<DType, std::vector<const ComputeSample*>>> most_measured
   return *most;
 }
 
+/// The fewest measurements of a class its structural model is fitted to: three per parameter (the
+/// direct model's every fit has; the native path's optional terms ask for their own,
+/// kNativeColumnSamples and kNativeCallSamples, so that a small calibration's weight gradients,
+/// ~120 in dnnperf calibrate's 10 minutes, keep the model they had before them).
+constexpr std::size_t kBlockedGemmMinSamples = 3 * kBlockedGemmParameters;
+constexpr std::size_t kDirectConvMinSamples = 3 * kDirectConvRequiredParameters;
+
 /// The blocked GEMM model of the training GEMMs of the most measured element type: vector width
 /// at a middling block, then the block at that width, then the width again (both matter: with
 /// no vector width the block is not identifiable on the dev VM's ATLAS, with it 48 stands out).
@@ -405,7 +412,7 @@ std::optional<std::pair<DType, std::vector<const ComputeSample*>>> most_measured
 /// folds: the discrete choices and the starts were made on all the data, as the regression's
 /// blocking is).
 std::optional<BlockedGemm> solve_blocked(const DeviceSpec& device, const std::vector<const ComputeSample*>& train, const BlockedGemm* refit) {
-  const auto most = most_measured_type(train, [](const Kernel& k) { return k.cls == KernelClass::gemm; }, 3 * kBlockedGemmParameters);
+  const auto most = most_measured_type(train, [](const Kernel& k) { return k.cls == KernelClass::gemm; }, kBlockedGemmMinSamples);
   if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& gemms = most->second;
   if (refit) {
@@ -540,11 +547,8 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
 /// that calls `blas`, the GEMM model fitted beside this one.
 std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSample*>& train, Phase phase, bool cpu, const BlockedGemm& blas,
                                             const DirectConv* refit) {
-  // Three measurements per parameter every fit has; the native path's optional terms ask for
-  // their own (kNativeColumnSamples, kNativeCallSamples), so that a small calibration's weight
-  // gradients (~120 in dnnperf calibrate's 10 minutes) keep the model they had before them.
   const auto most = most_measured_type(train, [phase](const Kernel& k) { return k.cls == KernelClass::conv && k.phase == phase; },
-                                       3 * kDirectConvRequiredParameters);
+                                       kDirectConvMinSamples);
   if (!most) return std::nullopt;
   const std::vector<const ComputeSample*>& convs = most->second;
   if (refit) {
@@ -987,14 +991,14 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   const auto count = [&](const std::string& cls) {
     return std::count_if(data.samples.begin(), data.samples.end(), [&](const ComputeSample& s) { return s.kernel_class == cls; });
   };
-  const auto too_few = [&](const std::string& cls, const std::string& model, bool fitted, std::ptrdiff_t needs) {
-    if (const auto n = count(cls); !fitted && n > 0 && n < needs)
+  const auto too_few = [&](const std::string& cls, const std::string& model, bool fitted, std::size_t needs) {
+    if (const auto n = count(cls); !fitted && n > 0 && static_cast<std::size_t>(n) < needs)
       out.too_few.push_back(cls + ": " + model + " model not fitted: " + std::to_string(n) + " measurements, it needs " + std::to_string(needs) +
                             "; priced by the tiles");
   };
-  too_few("gemm", "cache-blocked", out.device.blocked_gemm.enabled(), 3 * kBlockedGemmParameters);
+  too_few("gemm", "cache-blocked", out.device.blocked_gemm.enabled(), kBlockedGemmMinSamples);
   for (const auto& [cls, phase] : kConvDirections)
-    too_few(cls, "direct", out.device.direct_conv[static_cast<int>(phase)].enabled(), 3 * kDirectConvRequiredParameters);
+    too_few(cls, "direct", out.device.direct_conv[static_cast<int>(phase)].enabled(), kDirectConvMinSamples);
   // Each class's held-out spread becomes the interval of the kernels it prices; the three
   // convolution directions share one efficiency, and so one spread.
   std::vector<std::pair<double, double>> conv;
