@@ -167,6 +167,31 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
 }
 
 /// Fits both compute families to the files' GEMM and convolution records, prints their held-out
+/// Which files were put on another's speed and by how much, and which could not be compared.
+void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
+  if (sessions.size() < 2) return;
+  std::vector<std::string> alone;
+  for (const fitting::SessionSpeed& s : sessions) {
+    if (s.reference == s.session) {
+      if (std::none_of(sessions.begin(), sessions.end(), [&](const fitting::SessionSpeed& o) { return o.session != s.session && o.reference == s.session; }))
+        alone.push_back(s.session);
+      continue;
+    }
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(2) << "session speed: " << s.session << " ran at " << s.overall << "x the times of " << s.reference
+         << " (compared on " << s.shared << " kernels timed in both";
+    for (const auto& [cls, f] : s.per_class) line << "; " << cls << " " << f << "x";
+    line << "): its times are scaled to " << s.reference << "'s\n";
+    std::cout << line.str();
+  }
+  if (alone.empty()) return;
+  std::string names;
+  for (const std::string& a : alone) names += (names.empty() ? "" : ", ") + a;
+  std::cout << "session speed: " << names << (alone.size() > 1 ? " share" : " shares") << " fewer than " << fitting::kMinSharedKernels
+            << " kernels with any other file: taken as timed at one speed (a shared machine's speed moves between sessions; "
+               "timing some of one file's kernels again in the other's session, scripts/torch_bench.py --kernels, lets fit compare them)\n";
+}
+
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
@@ -202,7 +227,9 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   if (as_gemms)
     std::cout << as_gemms << " 1x1 convolutions of batches under " << device.pointwise_conv_gemm_below_batch
               << " fitted as the per-image GEMMs " << data.library << " runs them as (class per_image_gemm; models/compute/conv_as_gemm.h)\n";
-  std::cout << data.samples.size() << " compute measurements (GEMMs, convolutions, memory passes) from " << data.host << " (" << data.device << ")\n\n";
+  std::cout << data.samples.size() << " compute measurements (GEMMs, convolutions, memory passes) from " << data.host << " (" << data.device << ")\n";
+  print_session_speeds(data.sessions);
+  std::cout << "\n";
   const fitting::AnalyticFit analytic = fitting::fit_analytic(device, data);
   // Run-to-run noise where several files timed the same kernels: the floor any model's error has
   // on single runs (as the collectives' table gives it).

@@ -758,7 +758,9 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   std::set<std::string> seen;
   std::map<std::string, std::pair<std::size_t, std::string>> sample_of;  // per shape: its sample and the algorithm timed
   std::map<std::string, std::string> first_file;                        // per shape: the file that timed it first
-  std::map<std::size_t, std::vector<double>> runs_of;                    // per sample timed in several files: every run's time
+  std::map<std::size_t, std::vector<std::pair<std::string, double>>> runs_of;  // per sample timed in several files: its other runs (file, time)
+  std::vector<std::string> sample_file;                                   // per sample: the file its first run is from
+  std::vector<SessionTime> timed;                                         // every run, for the sessions' speeds
   struct CoRun {
     std::string file, id;
     int processes;
@@ -821,9 +823,8 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         const auto kept = sample_of.find(id);
         const bool variant = kept != sample_of.end() && kept->second.second != r.algorithm;
         if (!variant && kept != sample_of.end() && first_file[id] != file) {
-          std::vector<double>& runs = runs_of[kept->second.first];
-          if (runs.empty()) runs.push_back(d.samples[kept->second.first].seconds);
-          runs.push_back(r.timing->median);
+          runs_of[kept->second.first].emplace_back(file, r.timing->median);
+          timed.push_back({file, id, cls, r.timing->median});
           continue;
         }
         if (variant && r.algorithm.find(":heuristic:") != std::string::npos && kept->second.second.find(":heuristic:") == std::string::npos) {
@@ -847,10 +848,19 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       sample_of[id] = {d.samples.size(), r.algorithm};
       first_file[id] = file;
       d.samples.push_back({*k, cls, r.timing->median});
+      sample_file.push_back(file);
+      timed.push_back({file, id, cls, r.timing->median});
     }
   }
-  for (auto& [index, runs] : runs_of) {
+  // Every run on the scale of its group's reference session, before runs of one shape are merged.
+  d.sessions = session_speeds(timed);
+  std::map<std::string, const SessionSpeed*> speed_of;
+  for (const SessionSpeed& s : d.sessions) speed_of[s.session] = &s;
+  for (std::size_t i = 0; i < d.samples.size(); ++i) d.samples[i].seconds /= speed_of.at(sample_file[i])->factor(d.samples[i].kernel_class);
+  for (auto& [index, others] : runs_of) {
     ComputeSample& s = d.samples[index];
+    std::vector<double> runs{s.seconds};
+    for (const auto& [file, seconds] : others) runs.push_back(seconds / speed_of.at(file)->factor(s.kernel_class));
     const bench::Timing t = bench::summarize(runs);  // the runs as one record's repetitions, as for collectives
     s.seconds = t.median;
     s.runs = t.repetitions;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fitting/comm/comm_data.h"
+#include "fitting/compute/session_speed.h"
 #include "fitting/error_stats.h"
 #include "models/compute/regression_model.h"
 #include "predictor/hardware/hardware_profile.h"
@@ -38,6 +39,9 @@ struct ComputeData {
   std::string device;
   int threads = 0;  // CPU threads the backend used (0: not a CPU measurement)
   std::string library;  // the measuring library ("PyTorch", "cuDNN", ...) of the last record
+  /// Per measurement file, how fast the machine ran against the other files that timed the same
+  /// kernels (session_speed.h); every sample's time is on its group's reference file's scale.
+  std::vector<SessionSpeed> sessions;
   /// Kernels timed again while P - 1 other processes ran kernels beside them (records with layout
   /// co_running = P, scripts/torch_bench.py --co-run): per P, each one's time over its time alone
   /// (co_running = 1 in the same file where it was timed so, else the samples' time). Neither
@@ -54,7 +58,8 @@ struct ComputeData {
 /// GEMM and convolution records of the files. A shape timed again in another file is another run
 /// of it: the sample takes the median of its runs and their spread (the run-to-run noise, the
 /// floor any model's error has on single runs); timed twice in one file, the second is excluded
-/// as a duplicate. Throws InputError for measurements of several hosts or devices, which one fit
+/// as a duplicate. Files that share kernels are first put on one speed (`sessions`): each run is
+/// divided by its file's factor for its class. Throws InputError for measurements of several hosts or devices, which one fit
 /// must not mix.
 ComputeData load_compute_data(const std::vector<std::string>& files);
 

@@ -549,6 +549,33 @@ TEST_CASE("A kernel timed in several files is one sample, the median of its runs
   for (const auto& f : {first, second, third}) std::filesystem::remove(f);
 }
 
+TEST_CASE("Files that timed the same kernels are merged at one speed: the later session's times scaled to the larger's", "[fitting][compute]") {
+  const auto gemm = [](std::int64_t m, double seconds) {
+    return h200_record(seconds, {{"op", "gemm"}, {"params", {{"m", m}, {"n", 256}, {"k", 256}, {"batch", 1}, {"trans_a", false}, {"trans_b", false}}}});
+  };
+  std::vector<nlohmann::json> day1, day2;
+  for (std::int64_t m = 64; m < 64 + 12; ++m) day1.push_back(gemm(m, 1e-6 * static_cast<double>(m)));
+  // The same twelve kernels and one of its own, all timed while the machine ran 1.8x slower.
+  for (std::int64_t m = 64; m < 64 + 10; ++m) day2.push_back(gemm(m, 1.8e-6 * static_cast<double>(m)));
+  day2.push_back(gemm(500, 1.8 * 500e-6));
+  const std::string first = write_measurements("dnnperf_sessions_1.jsonl", day1);
+  const std::string second = write_measurements("dnnperf_sessions_2.jsonl", day2);
+  const ComputeData d = load_compute_data({second, first});
+  REQUIRE(d.sessions.size() == 2);
+  CHECK(d.sessions[1].session == first);  // the larger file is the scale
+  CHECK(d.sessions[0].reference == first);
+  CHECK(d.sessions[0].factor("gemm") == Approx(1.8));
+  REQUIRE(d.samples.size() == 13);
+  for (const ComputeSample& s : d.samples) {
+    CHECK(s.seconds == Approx(1e-6 * static_cast<double>(s.kernel.gemm.m)));  // each at day 1's speed
+    CHECK(s.run_spread == Approx(0).margin(1e-9));                            // the runs agree once on one scale
+  }
+  CHECK(d.samples[0].runs == 2);
+  CHECK(d.samples[10].kernel.gemm.m == 500);
+  CHECK(d.samples[10].runs == 1);
+  for (const auto& f : {first, second}) std::filesystem::remove(f);
+}
+
 TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measurements have short and long runs", "[fitting][compute]") {
   DeviceSpec truth = find_hardware_profile("cpu").device;
   truth.memory_bandwidth = 150e9;

@@ -1,0 +1,93 @@
+#include "fitting/compute/session_speed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "microbench/records/measurement.h"
+
+namespace dnnperf::fitting {
+
+double SessionSpeed::factor(const std::string& kernel_class) const {
+  const auto it = per_class.find(kernel_class);
+  return it != per_class.end() ? it->second : overall;
+}
+
+namespace {
+
+struct Timed {
+  std::string kernel_class;
+  double seconds;
+};
+using Session = std::map<std::string, Timed>;  // per kernel
+
+/// Per class and over all: the log ratios of `b`'s times to `a`'s on the kernels both timed.
+std::map<std::string, std::vector<double>> log_ratios(const Session& a, const Session& b, std::vector<double>& all) {
+  std::map<std::string, std::vector<double>> per_class;
+  for (const auto& [kernel, t] : b)
+    if (const auto it = a.find(kernel); it != a.end()) {
+      const double r = std::log(t.seconds / it->second.seconds);
+      per_class[t.kernel_class].push_back(r);
+      all.push_back(r);
+    }
+  return per_class;
+}
+
+int shared_kernels(const Session& a, const Session& b) {
+  int n = 0;
+  for (const auto& [kernel, t] : b) n += a.count(kernel) > 0;
+  return n;
+}
+
+}  // namespace
+
+std::vector<SessionSpeed> session_speeds(const std::vector<SessionTime>& times) {
+  std::vector<std::string> order;
+  std::map<std::string, Session> sessions;
+  for (const SessionTime& t : times) {
+    if (!(t.seconds > 0) || !std::isfinite(t.seconds)) continue;
+    auto [it, fresh] = sessions.try_emplace(t.session);
+    if (fresh) order.push_back(t.session);
+    it->second.try_emplace(t.kernel, Timed{t.kernel_class, t.seconds});  // a kernel's first time in the session
+  }
+  std::map<std::string, SessionSpeed> speed;
+  // References: the largest sessions first, so that each group is scaled to its largest.
+  std::vector<std::string> by_size = order;
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](const std::string& a, const std::string& b) { return sessions.at(a).size() > sessions.at(b).size(); });
+  for (const std::string& reference : by_size) {
+    if (speed.count(reference)) continue;
+    speed[reference] = SessionSpeed{reference, reference, 0, 1, {}};
+    std::vector<std::string> group{reference};
+    // Grow the group one session at a time, always by the best-connected pair: each factor rests
+    // on as many shared kernels as the data allows.
+    for (;;) {
+      int best = 0;
+      std::string from, to;
+      for (const std::string& u : group)
+        for (const std::string& v : order) {
+          if (speed.count(v)) continue;
+          const int n = shared_kernels(sessions.at(u), sessions.at(v));
+          if (n > best) best = n, from = u, to = v;
+        }
+      if (best < kMinSharedKernels) break;
+      const SessionSpeed& base = speed.at(from);
+      std::vector<double> all;
+      const auto per_class = log_ratios(sessions.at(from), sessions.at(to), all);
+      SessionSpeed s{to, reference, best, base.overall * std::exp(bench::summarize(all).median), {}};
+      // Chained through `from`: a class `from` has no own factor for rides on its overall one.
+      for (const auto& [cls, r] : per_class)
+        if (static_cast<int>(r.size()) >= kMinSharedKernels) s.per_class[cls] = base.factor(cls) * std::exp(bench::summarize(r).median);
+      for (const auto& [cls, f] : base.per_class)
+        if (!s.per_class.count(cls)) s.per_class[cls] = f * (s.overall / base.overall);
+      speed[to] = std::move(s);
+      group.push_back(to);
+    }
+  }
+  std::vector<SessionSpeed> out;
+  for (const std::string& s : order) out.push_back(speed.at(s));
+  return out;
+}
+
+}  // namespace dnnperf::fitting
