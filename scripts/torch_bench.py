@@ -17,6 +17,8 @@ minutes). --time-budget stops cleanly; --resume continues a file. --cold evicts 
 each repetition of a GEMM or convolution. The process runs with dnnperf's allocator policy
 (dnnperf_py/allocator.py). --op-host times the host's work per framework op instead of kernels
 (dnnperf_py/op_host.py: what drives a GPU's training step when the host is the slower side).
+--anchors times eighty kernels of the default calibration first (17 s on the VM at half speed), so that `dnnperf fit` can put
+files measured in different sessions on one speed (a shared machine's speed moves by 10-100%).
 """
 import argparse
 import json
@@ -297,6 +299,9 @@ def main():
                              "the records say so in their layout")
     parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
                         "as dnnperf validate passes them); instead of --shapes")
+    parser.add_argument("--anchors", action="store_true",
+                        help="time the anchor kernels first (dnnperf's shape set anchors:GFLOP, GFLOP from --max-flops; "
+                             "inside the default calibration): files that timed them can be put on one speed by dnnperf fit")
     parser.add_argument("--co-run", type=int, default=1, metavar="P",
                         help="time every kernel alone, then again while P-1 other processes run the same kernels on the "
                              "other cores (records with layout co_running = P): how much processes sharing a node, as "
@@ -317,14 +322,14 @@ def main():
     if args.threads:
         torch.set_num_threads(args.threads)
     kernels = []
-    if args.shapes:
+    for spec in ([anchor_set(args.device)] if args.anchors else []) + ([args.shapes] if args.shapes else []):
         try:
-            listed = subprocess.run([args.dnnperf, "bench", "gemm", "--shapes", args.shapes, "--batch", str(args.batch), "--list-shapes"],
+            listed = subprocess.run([args.dnnperf, "bench", "gemm", "--shapes", spec, "--batch", str(args.batch), "--list-shapes"],
                                     capture_output=True, text=True, check=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
-            print(f"torch_bench: cannot get the shape set from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
+            print(f"torch_bench: cannot get the shape set {spec} from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
             return 1
-        kernels = interleaved(json.loads(listed))
+        kernels += interleaved(json.loads(listed))
     if args.kernels:
         try:
             with open(args.kernels) as f:
@@ -346,6 +351,12 @@ def main():
         unknown = [k for k in op_kinds if k not in op_host.OPS]
         if unknown:
             raise SystemExit(f"torch_bench: --op-host: unknown op kind(s) {', '.join(unknown)} (known: {', '.join(op_host.OPS)})")
+    listed_once, seen = [], set()
+    for kern in kernels:  # an anchor the shape set lists too is timed once, as an anchor
+        if json.dumps(kern, sort_keys=True) not in seen:
+            seen.add(json.dumps(kern, sort_keys=True))
+            listed_once.append(kern)
+    kernels = listed_once
     if not kernels and not op_kinds:
         raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels, --memory-sizes and/or --op-host)")
     layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
@@ -424,6 +435,12 @@ def measure_op_host(args, kinds, layout, writer):
         writer.write(record)
         written += 1
     return written
+
+
+def anchor_set(device):
+    """The anchors of the default calibration on this device: dnnperf calibrate draws its sample
+    under 2 GFLOP per kernel on a CPU, 200 on CUDA (calibrate_command.cc)."""
+    return "anchors:200" if str(device).startswith("cuda") else "anchors:2"
 
 
 def interleaved(kernels):

@@ -119,6 +119,9 @@ void run(const Options& o) {
   const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_bench.py";
   const std::string self = std::string(DNNPERF_SOURCE_DIR) + "/build/bin/dnnperf";
   const std::string common = " --device " + o.device + " --threads " + std::to_string(o.threads) + " --resume";
+  // Every file of GEMMs and convolutions starts with the same anchor kernels: fit puts the files
+  // on one speed by them (the machine's speed moves between the runs of one calibration).
+  const std::string anchors = " --anchors";
   const std::string memory = work + "/torch_" + o.device + "_memory.jsonl";
   const std::string collectives = work + "/torch_" + o.device + "_allreduce.jsonl";
   const std::string kernels = work + "/torch_" + o.device + "_kernels.jsonl";
@@ -148,7 +151,8 @@ void run(const Options& o) {
                      " --resume --time-budget " + fixed(comm_budget, 0) + " -o " + quote(collectives)) != 0)
       throw InputError("the all-reduce measurements failed (see above); rerun to resume");
   }
-  // The largest kernel worth timing: a second on one CPU thread, a few milliseconds on a GPU.
+  // The largest kernel worth timing: a second on one CPU thread, a few milliseconds on a GPU
+  // (torch_bench.py's anchor_set names the anchors of these samples).
   const int max_gflop = o.device == "cuda" ? 200 : 2;
   const std::string max_flops = " --max-flops " + std::to_string(max_gflop) + "e9";
   const std::string shapes = o.shapes.empty() ? "sample:600:1:" + std::to_string(max_gflop) : o.shapes;
@@ -166,7 +170,7 @@ void run(const Options& o) {
   const double sample_budget = with_cnn ? 0.8 * left : left;
   if (left > 10 &&
       run_step("GEMMs and convolutions of " + shapes + " (" + fixed(sample_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + common + " --time-budget " + fixed(sample_budget, 0) +
+               o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --time-budget " + fixed(sample_budget, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
   // On a CPU, GEMMs that write 40-400 MB (wide:24): a large classifier's weight gradient is priced
@@ -174,7 +178,7 @@ void run(const Options& o) {
   // profile without them priced VGG-11's first classifier layer at 5x its time; ~15 s).
   const std::string wide_kernels = work + "/torch_" + o.device + "_wide.jsonl";
   if (with_cnn && o.device == "cpu" && kernel_time_left() > 10 &&
-      run_step("GEMMs with large outputs (wide:24:1)", o.python + " " + quote(script) + " --shapes wide:24:1" + cold + common +
+      run_step("GEMMs with large outputs (wide:24:1)", o.python + " " + quote(script) + " --shapes wide:24:1" + cold + anchors + common +
                                                           " --time-budget " + fixed(std::min(60.0, kernel_time_left()), 0) + " --dnnperf " + quote(self) + " -o " + quote(wide_kernels)) != 0)
     throw InputError("the large-output GEMM measurements failed (see above); rerun to resume");
   const std::string cnn_kernels = work + "/torch_" + o.device + "_cnn.jsonl";
@@ -182,7 +186,7 @@ void run(const Options& o) {
   if (with_cnn && cnn_budget > 10) {
     const std::string cnn = "cnn:200:4:" + std::to_string(max_gflop);
     if (run_step("convolutions of " + cnn + " (" + fixed(cnn_budget, 0) + " s at most)",
-                 o.python + " " + quote(script) + " --shapes " + cnn + max_flops + cold + common + " --time-budget " + fixed(cnn_budget, 0) +
+                 o.python + " " + quote(script) + " --shapes " + cnn + max_flops + cold + anchors + common + " --time-budget " + fixed(cnn_budget, 0) +
                      " --dnnperf " + quote(self) + " -o " + quote(cnn_kernels)) != 0)
       throw InputError("the CNN-shaped convolution measurements failed (see above); rerun to resume");
   }
@@ -207,7 +211,7 @@ void run(const Options& o) {
     const std::string exact = work + "/torch_" + o.device + "_exact_" + network + ".jsonl";
     if (run_step("the exact GEMMs and convolutions of " + spec + " at batch " + std::to_string(o.batch),
                  o.python + " " + quote(script) + " --shapes " + quote("zoo:" + spec) + " --batch " + std::to_string(o.batch) +
-                     max_flops + cold + common + " --dnnperf " + quote(self) + " -o " + quote(exact)) != 0)
+                     max_flops + cold + anchors + common + " --dnnperf " + quote(self) + " -o " + quote(exact)) != 0)
       throw InputError("the measurements of " + network + "'s kernels failed (see above); rerun to resume");
     files.push_back(exact);
   }

@@ -177,19 +177,25 @@ void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
         alone.push_back(s.session);
       continue;
     }
-    std::ostringstream line;
-    line << std::fixed << std::setprecision(2) << "session speed: " << s.session << " ran at " << s.overall << "x the times of " << s.reference
-         << " (compared on " << s.shared << " kernels timed in both";
-    for (const auto& [cls, f] : s.per_class) line << "; " << cls << " " << f << "x";
-    line << "): its times are scaled to " << s.reference << "'s\n";
-    std::cout << line.str();
+    const auto ratio = [](const fitting::SessionFactor& f) {
+      std::ostringstream r;
+      r << std::fixed << std::setprecision(2) << f.measured << "x ±" << std::setprecision(1) << 100 * f.standard_error << "%"
+        << (f.kernels > 0 && std::abs(std::log(f.measured)) <= 2 * f.standard_error ? " (within noise: not scaled)" : "");
+      return r.str();
+    };
+    std::string classes;
+    for (const auto& [cls, f] : s.per_class)
+      if (f.kernels > 0) classes += "; " + cls + " " + ratio(f);
+    std::cout << "session speed: " << s.session << " ran at " << ratio(s.overall) << " the times of " << s.compared << " (" << s.overall.kernels
+              << " kernels timed in both" << classes << ")" << (s.reference != s.compared ? ", which is scaled to " + s.reference : "")
+              << ": its times scaled to " << s.reference << "'s\n";
   }
   if (alone.empty()) return;
   std::string names;
   for (const std::string& a : alone) names += (names.empty() ? "" : ", ") + a;
   std::cout << "session speed: " << names << (alone.size() > 1 ? " share" : " shares") << " fewer than " << fitting::kMinSharedKernels
             << " kernels with any other file: taken as timed at one speed (a shared machine's speed moves between sessions; "
-               "timing some of one file's kernels again in the other's session, scripts/torch_bench.py --kernels, lets fit compare them)\n";
+               "files that begin with the same anchor kernels, scripts/torch_bench.py --anchors, can be compared)\n";
 }
 
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.

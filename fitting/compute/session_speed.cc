@@ -11,7 +11,7 @@ namespace dnnperf::fitting {
 
 double SessionSpeed::factor(const std::string& kernel_class) const {
   const auto it = per_class.find(kernel_class);
-  return it != per_class.end() ? it->second : overall;
+  return it != per_class.end() ? it->second.applied : overall.applied;
 }
 
 namespace {
@@ -40,6 +40,20 @@ int shared_kernels(const Session& a, const Session& b) {
   return n;
 }
 
+/// The ratio of log ratios `r`, applied on top of `base` (the compared session's factor).
+SessionFactor ratio_of(const std::vector<double>& r, double base) {
+  SessionFactor f;
+  f.kernels = static_cast<int>(r.size());
+  const double median = bench::summarize(r).median;
+  f.measured = std::exp(median);
+  double mean = 0, var = 0;
+  for (const double x : r) mean += x / static_cast<double>(r.size());
+  for (const double x : r) var += (x - mean) * (x - mean) / static_cast<double>(r.size() - 1);
+  f.standard_error = 1.2533 * std::sqrt(var / static_cast<double>(r.size()));
+  f.applied = base * (std::abs(median) > 2 * f.standard_error ? f.measured : 1.0);
+  return f;
+}
+
 }  // namespace
 
 std::vector<SessionSpeed> session_speeds(const std::vector<SessionTime>& times) {
@@ -58,7 +72,7 @@ std::vector<SessionSpeed> session_speeds(const std::vector<SessionTime>& times) 
                    [&](const std::string& a, const std::string& b) { return sessions.at(a).size() > sessions.at(b).size(); });
   for (const std::string& reference : by_size) {
     if (speed.count(reference)) continue;
-    speed[reference] = SessionSpeed{reference, reference, 0, 1, {}};
+    speed[reference] = SessionSpeed{reference, reference, "", {}, {}};
     std::vector<std::string> group{reference};
     // Grow the group one session at a time, always by the best-connected pair: each factor rests
     // on as many shared kernels as the data allows.
@@ -75,12 +89,18 @@ std::vector<SessionSpeed> session_speeds(const std::vector<SessionTime>& times) 
       const SessionSpeed& base = speed.at(from);
       std::vector<double> all;
       const auto per_class = log_ratios(sessions.at(from), sessions.at(to), all);
-      SessionSpeed s{to, reference, best, base.overall * std::exp(bench::summarize(all).median), {}};
-      // Chained through `from`: a class `from` has no own factor for rides on its overall one.
+      SessionSpeed s{to, reference, from, ratio_of(all, base.overall.applied), {}};
       for (const auto& [cls, r] : per_class)
-        if (static_cast<int>(r.size()) >= kMinSharedKernels) s.per_class[cls] = base.factor(cls) * std::exp(bench::summarize(r).median);
+        if (static_cast<int>(r.size()) >= kMinSharedKernels) s.per_class[cls] = ratio_of(r, base.factor(cls));
+      // A class `from` has its own factor for and this link too few kernels of: `from`'s factor,
+      // moved by this link's overall ratio.
       for (const auto& [cls, f] : base.per_class)
-        if (!s.per_class.count(cls)) s.per_class[cls] = f * (s.overall / base.overall);
+        if (!s.per_class.count(cls)) {
+          SessionFactor inherited = s.overall;
+          inherited.kernels = 0;
+          inherited.applied = f.applied * (s.overall.applied / base.overall.applied);
+          s.per_class[cls] = inherited;
+        }
       speed[to] = std::move(s);
       group.push_back(to);
     }

@@ -22,15 +22,28 @@ struct SessionTime {
   double seconds = 0;
 };
 
+/// One ratio of a session's times to another's, and what is made of it.
+struct SessionFactor {
+  double measured = 1;        // median, over the shared kernels, of this session's time over the other's
+  double standard_error = 0;  // of log(measured): 1.25 sd / sqrt(n) of the kernels' log ratios
+  int kernels = 0;             // shared kernels it rests on (0: a class's, taken from the overall ratio)
+  /// Against the group's reference session: `measured` chained through the session compared
+  /// with, or that session's own factor where `measured` is within two standard errors of 1 (a
+  /// difference the kernels' own noise explains is not scaled away).
+  double applied = 1;
+};
+
 /// A session's times against those of its reference session: divide a time by `factor(class)`
 /// to put it on the reference's scale.
 struct SessionSpeed {
   std::string session;
   std::string reference;  // the session it is scaled to (itself for a reference session)
-  int shared = 0;         // kernels it shares with the session it was compared to (0 for a reference)
-  double overall = 1;     // median ratio over all shared kernels, chained to the reference
-  /// Per class with at least kMinSharedKernels shared kernels: that class's own median ratio.
-  std::map<std::string, double> per_class;
+  std::string compared;   // the session whose times it was compared with (empty for a reference)
+  SessionFactor overall;  // over all shared kernels
+  /// Per class with at least kMinSharedKernels shared kernels, its own ratio; per class that
+  /// `compared` has a factor for and this link too few kernels, the overall ratio (kernels 0).
+  std::map<std::string, SessionFactor> per_class;
+  /// The applied factor of the class, else the overall one.
   double factor(const std::string& kernel_class) const;
 };
 

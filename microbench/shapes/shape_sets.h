@@ -20,6 +20,11 @@
 //                leave (2x2 to ~110x110), outputs 1/4-4x the inputs, kernels 1-7, stride 2
 //                sometimes, batches from 1 — where sample's independent draws of channels and side
 //                put few of the small-image, many-channel layers networks at small inputs run
+//   anchors:GFLOP  twenty GEMMs and twenty of each convolution direction of sample:600:1:GFLOP (the
+//                default calibration's set), of middling work for their class: timed first by
+//                every calibration run (scripts/torch_bench.py --anchors), they are the kernels two
+//                files share, by which `dnnperf fit` puts files of different sessions on one speed
+//                (fitting/compute/session_speed.h)
 //   wide:N[:SEED]  N GEMMs with outputs of 40-400 MB and k of 1-16, mostly with A transposed: a
 //                large fully connected layer's weight gradient at small batches, where writing the
 //                output sets the time (VGG's first classifier layer: 411 MB)
@@ -44,6 +49,11 @@ struct ShapeSet {
   std::vector<GemmShape> gemms;
   std::vector<ConvCase> convs;
 };
+
+/// Anchors per kernel class in anchors:GFLOP: fit compares two sessions per class from
+/// fitting::kMinSharedKernels shared kernels, and the median of twenty kernels' ratios was within
+/// 5% of that of 200 on the dev VM on a day its kernels varied 20% between sessions.
+inline constexpr int kAnchorsPerClass = 20;
 
 /// Throws InputError naming the spec for an unknown set or a bad count or seed.
 ShapeSet shape_set(const std::string& spec, std::int64_t batch = 32);

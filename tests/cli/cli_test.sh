@@ -244,6 +244,18 @@ assert 4 <= len(ops) < 80, len(ops)
 assert ops[0] == "gemm" and ops[1].startswith("conv_"), ops[:4]
 assert ops.count("gemm") <= len(ops) // 2 + 1, ops
 ' "$tmp/budget.jsonl" && echo "ok   torch_bench_budget_interleaved" || { echo "FAIL torch_bench_budget_interleaved"; fail=1; }
+# --anchors: the default calibration's anchor kernels come first, each once (a shape set that lists
+# one too does not time it again), so that fit can put two files on one speed.
+"$bin" bench gemm --shapes anchors:2 --list-shapes > "$tmp/anchors.json"
+/usr/bin/python3 "$src/scripts/torch_bench.py" --anchors --shapes anchors:2 --time-budget 2 --dnnperf "$bin" --device cpu --threads 1 -o "$tmp/anchored.jsonl" >/dev/null 2>&1
+/usr/bin/python3 -c '
+import json, sys
+anchors = [json.dumps(k, sort_keys=True) for k in json.load(open(sys.argv[1]))]
+timed = [json.dumps({"op": r["op"], "params": r["params"]}, sort_keys=True) for r in map(json.loads, open(sys.argv[2])) if r.get("type") == "record"]
+assert len(anchors) == 80 and len(set(anchors)) == 80, len(anchors)
+assert 2 <= len(timed) < 80 and len(set(timed)) == len(timed), len(timed)
+assert all(t in anchors for t in timed), timed[:2]
+' "$tmp/anchors.json" "$tmp/anchored.jsonl" && echo "ok   torch_bench_anchors" || { echo "FAIL torch_bench_anchors"; fail=1; }
 # Batch norm over real image shapes (--bn-shapes), for the scalar rate of runs shorter than a vector.
 /usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64:2,4:64:8 --device cpu --threads 1 -o "$tmp/bn.jsonl" >/dev/null 2>&1
 /usr/bin/python3 -c '

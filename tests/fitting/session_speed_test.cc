@@ -53,15 +53,18 @@ TEST_CASE("Sessions that timed the same kernels are put on the largest one's spe
   CHECK(of(s, "day1").factor("gemm") == 1.0);
   const SessionSpeed& day2 = of(s, "day2");
   CHECK(day2.reference == "day1");
-  CHECK(day2.shared == 40);  // day1's 40 GEMMs and 40 convolutions against day2's first 20 of each
+  CHECK(day2.overall.kernels == 40);  // day1's 40 GEMMs and 40 convolutions against day2's first 20 of each
   CHECK(day2.factor("gemm") == Approx(1.5).epsilon(0.04));
   CHECK(day2.factor("conv_forward") == Approx(2.0).epsilon(0.04));
-  CHECK(day2.factor("conv_backward_data") == Approx(day2.overall));  // no shared kernel of its own class
-  CHECK(day2.overall > 1.5);
-  CHECK(day2.overall < 2.0);
+  CHECK(day2.factor("conv_backward_data") == Approx(day2.overall.applied));  // no shared kernel of its own class
+  CHECK(day2.overall.measured > 1.5);
+  CHECK(day2.overall.measured < 2.0);
+  CHECK(day2.per_class.at("gemm").kernels == 20);
+  CHECK(day2.per_class.at("gemm").standard_error < 0.02);
   const SessionSpeed& day3 = of(s, "day3");
   CHECK(day3.reference == "day1");  // through day2
-  CHECK(day3.shared == 15);
+  CHECK(day3.compared == "day2");
+  CHECK(day3.overall.kernels == 15);
   CHECK(day3.factor("conv_forward") == Approx(2.2).epsilon(0.05));
   CHECK(day3.factor("gemm") == Approx(1.65).epsilon(0.05));  // day2's GEMM factor times day3's overall ratio to day2
   const SessionSpeed& lone = of(s, "lone");
@@ -80,7 +83,22 @@ TEST_CASE("The largest session of a group is its reference; bad times are ignore
   REQUIRE(s.size() == 2);
   CHECK(of(s, "large").reference == "large");
   CHECK(of(s, "small").reference == "large");
-  CHECK(of(s, "small").shared == 10);
+  CHECK(of(s, "small").overall.kernels == 10);
   CHECK(of(s, "small").factor("gemm") == Approx(2.0).epsilon(0.04));
   CHECK(session_speeds({}).empty());
+}
+
+TEST_CASE("A session whose times differ from the reference's by less than their noise is not scaled", "[fitting][sessions]") {
+  std::mt19937 rng(7);
+  std::vector<SessionTime> t;
+  time_kernels(t, "calm", "gemm", "gemm", 30, 1.0, rng);
+  time_kernels(t, "calm", "conv", "conv_forward", 30, 1.0, rng);
+  time_kernels(t, "later", "gemm", "gemm", 30, 1.005, rng);  // within the kernels' ±5% noise
+  time_kernels(t, "later", "conv", "conv_forward", 30, 1.3, rng);
+  const std::vector<SessionSpeed> s = session_speeds(t);
+  const SessionSpeed& later = of(s, "later");
+  CHECK(later.per_class.at("gemm").measured != 1.0);
+  CHECK(std::abs(std::log(later.per_class.at("gemm").measured)) < 2 * later.per_class.at("gemm").standard_error);
+  CHECK(later.factor("gemm") == 1.0);
+  CHECK(later.factor("conv_forward") == Approx(1.3).epsilon(0.03));
 }

@@ -1,6 +1,8 @@
 #include "microbench/shapes/shape_sets.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -127,4 +129,23 @@ TEST_CASE("Bad shape-set specs are reported", "[shapes][errors]") {
   CHECK_THROWS_WITH(shape_set("imagenet"), Catch::Contains("unknown shape set 'imagenet'"));
   CHECK_THROWS_WITH(shape_set("sample:x"), Catch::Contains("the count must be a positive integer"));
   CHECK_THROWS_WITH(shape_set("zoo:resnet5"), Catch::Contains("unknown network"));
+}
+
+TEST_CASE("The anchors are twenty distinct kernels of each class from the default calibration's sample", "[shapes]") {
+  const ShapeSet a = shape_set("anchors:2"), sample = shape_set("sample:600:1:2");
+  CHECK(a.name == "anchors:2");
+  const nlohmann::json anchors = shape_set_json(a), all = shape_set_json(sample);
+  REQUIRE(anchors.size() == 4 * kAnchorsPerClass);
+  std::map<std::string, int> per_op;
+  std::set<std::string> distinct;
+  for (const auto& k : anchors) {
+    ++per_op[k["op"].get<std::string>()];
+    distinct.insert(k.dump());
+    CHECK(std::find(all.begin(), all.end(), k) != all.end());  // a default calibration times them anyway
+  }
+  CHECK(distinct.size() == anchors.size());
+  CHECK(per_op == std::map<std::string, int>{{"gemm", kAnchorsPerClass}, {"conv_forward", kAnchorsPerClass},
+                                             {"conv_backward_data", kAnchorsPerClass}, {"conv_backward_filter", kAnchorsPerClass}});
+  CHECK(shape_set_json(shape_set("anchors:200")) != anchors);  // a GPU's calibration draws under another cap
+  CHECK_THROWS_WITH(shape_set("anchors:x"), Catch::Contains("the GFLOP cap must be a positive integer"));
 }
