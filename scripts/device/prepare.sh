@@ -4,8 +4,10 @@
 # build's dnnperf, the kernel lists the PyTorch backend times there (dnnperf itself cannot be
 # built there):
 #   kernels/sample.json  the generic set `dnnperf calibrate --device cuda` measures (sample:600:1:200)
-#   kernels/exact.json   the GEMMs and convolutions of scripts/gpu_validate.sh's networks at batch 32
-#                        (the transformer encoder at its zoo default of 128 tokens, as gpu_validate.sh runs it)
+#   kernels/exact.json   the anchor kernels (anchors:200, inside the sample: fit puts the two files on
+#                        one speed by them), then the GEMMs and convolutions of scripts/gpu_validate.sh's
+#                        networks at batch 32 (the transformer encoder at its zoo default of 128
+#                        tokens, as gpu_validate.sh runs it)
 #   networks/*.pt        the composition networks (scripts/export_onnx.py composition) as bundles
 #                        torch_train.py trains without the onnx package; their ONNX files stay in
 #                        .device-onnx/ here, for `dnnperf fit --steps ... --step-networks .device-onnx`
@@ -17,9 +19,10 @@ mkdir -p .device/include .device/kernels
 cp -r /usr/include/nlohmann .device/include/
 if [ -x "$dnnperf" ]; then
   "$dnnperf" bench gemm --shapes sample:600:1:200 --list-shapes > .device/kernels/sample.json
-  for spec in resnet18@224 resnet50@224 vgg11@224 mobilenet_v2@224 densenet121@224 alexnet@224 inception_v3@299 transformer_encoder; do
-    "$dnnperf" bench gemm --shapes "zoo:$spec" --batch 32 --list-shapes
-  done | /usr/bin/python3 -c '
+  { "$dnnperf" bench gemm --shapes anchors:200 --list-shapes
+    for spec in resnet18@224 resnet50@224 vgg11@224 mobilenet_v2@224 densenet121@224 alexnet@224 inception_v3@299 transformer_encoder; do
+      "$dnnperf" bench gemm --shapes "zoo:$spec" --batch 32 --list-shapes
+    done; } | /usr/bin/python3 -c '
 import json, sys
 decoder, text, seen, kernels = json.JSONDecoder(), sys.stdin.read(), set(), []
 i = 0
