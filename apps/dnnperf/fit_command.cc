@@ -177,25 +177,29 @@ void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
         alone.push_back(s.session);
       continue;
     }
-    const auto ratio = [](const fitting::SessionFactor& f) {
+    const auto noise = [](const fitting::SessionFactor& f) { return std::abs(std::log(f.measured)) <= 2 * f.standard_error; };
+    const auto ratio = [&](const fitting::SessionFactor& f) {
       std::ostringstream r;
-      r << std::fixed << std::setprecision(2) << f.measured << "x ±" << std::setprecision(1) << 100 * f.standard_error << "%"
-        << (f.kernels > 0 && std::abs(std::log(f.measured)) <= 2 * f.standard_error ? " (within noise: not scaled)" : "");
+      r << std::fixed << std::setprecision(2) << f.measured << "x ±" << std::setprecision(1) << 100 * f.standard_error << "%" << (noise(f) ? " (noise)" : "");
       return r.str();
     };
+    bool scaled = !noise(s.overall);
     std::string classes;
     for (const auto& [cls, f] : s.per_class)
-      if (f.kernels > 0) classes += "; " + cls + " " + ratio(f);
-    std::cout << "session speed: " << s.session << " ran at " << ratio(s.overall) << " the times of " << s.compared << " (" << s.overall.kernels
-              << " kernels timed in both" << classes << ")" << (s.reference != s.compared ? ", which is scaled to " + s.reference : "")
-              << ": its times scaled to " << s.reference << "'s\n";
+      if (f.kernels > 0) classes += ", " + cls + " " + ratio(f), scaled = scaled || !noise(f);
+    std::cout << "session speed: " << s.session << " against " << s.compared << " (" << s.overall.kernels << " kernels timed in both): "
+              << ratio(s.overall) << " overall" << classes << ": "
+              << (scaled ? "scaled to " + s.reference + "'s speed (a ratio within two standard errors of 1, marked noise, is not)"
+                         : "within the kernels' noise, kept as timed")
+              << "\n";
   }
   if (alone.empty()) return;
   std::string names;
   for (const std::string& a : alone) names += (names.empty() ? "" : ", ") + a;
-  std::cout << "session speed: " << names << (alone.size() > 1 ? " share" : " shares") << " fewer than " << fitting::kMinSharedKernels
-            << " kernels with any other file: taken as timed at one speed (a shared machine's speed moves between sessions; "
-               "files that begin with the same anchor kernels, scripts/torch_bench.py --anchors, can be compared)\n";
+  const bool none_compared = alone.size() == sessions.size();
+  std::cout << "session speed: " << names << ": fewer than " << fitting::kMinSharedKernels << " kernels shared with another file, "
+            << (alone.size() > 1 ? "their" : "its") << " times kept as timed"
+            << (none_compared ? " (files that begin with the same anchor kernels, scripts/torch_bench.py --anchors, are put on one speed)" : "") << "\n";
 }
 
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.

@@ -336,6 +336,17 @@ check validate_saved_phases 0 'phase MAPE: forward' -- "$bin" validate --hardwar
 # with the ground truth (one live check; judged on runs kept without them, it says so).
 check validate_drift 0 'reference kernels take [0-9.]+x their calibrated time' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt3"
 [ -s "$tmp/gt3/reference_kernels.jsonl" ] && echo "ok   validate_drift_saved" || { echo "FAIL validate_drift_saved"; fail=1; }
+# The same runs judged again: each prediction also at the machine's speed then (x the reference
+# kernels' median ratio), beside the plain error.
+"$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt3" --json > "$tmp/drift.json"
+/usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1])); c = j["cases"][0]; d = j["machine_drift"]["median_ratio"]
+expected = 100 * (d * c["predicted_s"] - c["measured_s"]) / c["measured_s"]
+assert abs(c["drift_adjusted_error_percent"] - expected) < 1e-6 * max(1, abs(expected)), (c, d)
+assert abs(j["drift_adjusted_error_percent"]["mean"] - abs(expected)) < 1e-6 * max(1, abs(expected))
+assert abs(c["error_percent"] - 100 * (c["predicted_s"] - c["measured_s"]) / c["measured_s"]) < 1e-6 * max(1, abs(c["error_percent"]))
+' "$tmp/drift.json" && echo "ok   validate_drift_adjusted" || { echo "FAIL validate_drift_adjusted"; fail=1; }
 check validate_drift_not_kept 0 'machine against its calibration: unknown .*not kept with this ground truth' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
 check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
