@@ -117,8 +117,23 @@ check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$me
 torchmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_sample.jsonl"
 corun="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_co_run2.jsonl"
 check fit_compute 0 'co-running: kernels beside 1 other process take' -- "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu -o "$tmp/both.json" --report "$tmp/compute_report"
-# Kernels timed again in another file (here 40 convolutions at 1.1x): one sample each, the median
-# of the runs, and their spread reported per class beside the model's error.
+# Kernels timed again in another file (here 40 convolutions, half at 1.1x and half at 1/1.1x: no
+# session's speed in it): one sample each, the median of the runs, and their spread reported per
+# class beside the model's error.
+/usr/bin/python3 -c "
+import json,sys
+out=open(sys.argv[2],'w'); n=0
+for line in open(sys.argv[1]):
+    r=json.loads(line)
+    if r.get('type')=='record' and r['op']=='conv_forward' and r.get('status')=='ok' and n<40:
+        f=1.1 if n%2==0 else 1/1.1; r['seconds']={k:v*f for k,v in r['seconds'].items()}; n+=1
+    elif r.get('type')=='record': continue
+    out.write(json.dumps(r)+'\n')" "$torchmeas" "$tmp/retimed.jsonl"
+"$bin" fit "$torchmeas" "$tmp/retimed.jsonl" --hardware cpu -o "$tmp/retimed.json" > "$tmp/retimed.txt" 2>&1 \
+  && grep -qE '^conv_forward +analytic( +[0-9.]+){4} +- +9\.5 \(40\)' "$tmp/retimed.txt" && grep -q "noise: mean (slowest - fastest) / mean over the kernels several files timed" "$tmp/retimed.txt" \
+  && echo "ok   fit_compute_runs_noise" || { echo "FAIL fit_compute_runs_noise"; head -30 "$tmp/retimed.txt"; fail=1; }
+# The same kernels all 1.1x slower: another session's speed, not noise. fit scales that file to
+# the first's and finds no spread left.
 /usr/bin/python3 -c "
 import json,sys
 out=open(sys.argv[2],'w'); n=0
@@ -127,10 +142,11 @@ for line in open(sys.argv[1]):
     if r.get('type')=='record' and r['op']=='conv_forward' and r.get('status')=='ok' and n<40:
         r['seconds']={k:v*1.1 for k,v in r['seconds'].items()}; n+=1
     elif r.get('type')=='record': continue
-    out.write(json.dumps(r)+'\n')" "$torchmeas" "$tmp/retimed.jsonl"
-"$bin" fit "$torchmeas" "$tmp/retimed.jsonl" --hardware cpu -o "$tmp/retimed.json" > "$tmp/retimed.txt" 2>&1 \
-  && grep -qE '^conv_forward +analytic( +[0-9.]+){4} +- +9\.5 \(40\)' "$tmp/retimed.txt" && grep -q "noise: mean (slowest - fastest) / mean over the kernels several files timed" "$tmp/retimed.txt" \
-  && echo "ok   fit_compute_runs_noise" || { echo "FAIL fit_compute_runs_noise"; head -30 "$tmp/retimed.txt"; fail=1; }
+    out.write(json.dumps(r)+'\n')" "$torchmeas" "$tmp/slower.jsonl"
+"$bin" fit "$torchmeas" "$tmp/slower.jsonl" --hardware cpu -o "$tmp/slower.json" > "$tmp/slower.txt" 2>&1 \
+  && grep -qE "^session speed: .*slower.jsonl against .* \(40 kernels timed in both\): 1\.10x .*conv_forward 1\.10x .*: scaled to " "$tmp/slower.txt" \
+  && grep -qE '^conv_forward +analytic( +[0-9.]+){4} +- +0\.0 \(40\)' "$tmp/slower.txt" \
+  && echo "ok   fit_compute_session_speed" || { echo "FAIL fit_compute_session_speed"; head -30 "$tmp/slower.txt"; fail=1; }
 # The report's compute points name each kernel's shape, so that a residual can be traced to it.
 /usr/bin/python3 -c "
 import csv,sys
