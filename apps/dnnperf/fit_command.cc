@@ -405,6 +405,16 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     profile["measured_kernels"] = measured_kernels_section(table);
     std::cout << "measured kernels: " << table.size() << " GEMMs and convolutions priced by their measured time\n";
   }
+  // Which files' times were scaled, and by what: the profile's prices are the reference files' speed.
+  std::string scaled;
+  for (const fitting::SessionSpeed& s : data.sessions) {
+    if (s.reference == s.session) continue;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(3) << (scaled.empty() ? "" : "; ") << s.session << " divided by " << s.overall.applied;
+    for (const auto& [cls, f] : s.per_class) line << ", " << cls << " " << f.applied;
+    scaled += line.str() + " (to " + s.reference + "'s speed)";
+  }
+  if (!scaled.empty()) profile["sources"]["sessions"] = "dnnperf fit put files on one speed by the kernels they share (fitting/compute/session_speed.h): " + scaled;
   profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
                                             " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +
                                             (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";

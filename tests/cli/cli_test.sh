@@ -146,6 +146,7 @@ for line in open(sys.argv[1]):
 "$bin" fit "$torchmeas" "$tmp/slower.jsonl" --hardware cpu -o "$tmp/slower.json" > "$tmp/slower.txt" 2>&1 \
   && grep -qE "^session speed: .*slower.jsonl against .* \(40 kernels timed in both\): 1\.10x .*conv_forward 1\.10x .*: scaled to " "$tmp/slower.txt" \
   && grep -qE '^conv_forward +analytic( +[0-9.]+){4} +- +0\.0 \(40\)' "$tmp/slower.txt" \
+  && /usr/bin/python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['sources']['sessions']; assert 'slower.jsonl divided by 1.100, conv_forward 1.100' in s, s" "$tmp/slower.json" \
   && echo "ok   fit_compute_session_speed" || { echo "FAIL fit_compute_session_speed"; head -30 "$tmp/slower.txt"; fail=1; }
 # The report's compute points name each kernel's shape, so that a residual can be traced to it.
 /usr/bin/python3 -c "
