@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <limits>
 #include <utility>
 
 #include "microbench/records/measurement.h"
@@ -40,16 +40,20 @@ int shared_kernels(const Session& a, const Session& b) {
   return n;
 }
 
-/// The ratio of log ratios `r`, applied on top of `base` (the compared session's factor).
+/// The factor the kernels' log time ratios `r` give, on top of `base` (the compared session's
+/// factor for the class). Fewer than two ratios have no spread to judge them by: never applied.
 SessionFactor ratio_of(const std::vector<double>& r, double base) {
   SessionFactor f;
   f.kernels = static_cast<int>(r.size());
   const double median = bench::summarize(r).median;
   f.measured = std::exp(median);
-  double mean = 0, var = 0;
-  for (const double x : r) mean += x / static_cast<double>(r.size());
-  for (const double x : r) var += (x - mean) * (x - mean) / static_cast<double>(r.size() - 1);
-  f.standard_error = 1.2533 * std::sqrt(var / static_cast<double>(r.size()));
+  f.standard_error = std::numeric_limits<double>::infinity();
+  if (r.size() > 1) {
+    double mean = 0, var = 0;
+    for (const double x : r) mean += x / static_cast<double>(r.size());
+    for (const double x : r) var += (x - mean) * (x - mean) / static_cast<double>(r.size() - 1);
+    f.standard_error = 1.2533 * std::sqrt(var / static_cast<double>(r.size()));  // the median's, for normal scatter
+  }
   f.applied = base * (std::abs(median) > 2 * f.standard_error ? f.measured : 1.0);
   return f;
 }
