@@ -23,7 +23,9 @@
 // cost their arithmetic: fitted 1.3-1.6 on the VM, against ~0 for dense kernels, whose exponent
 // priced depthwise 3x3 weight gradients 3x slow); and large(B) = 1 + (large_slowdown - 1) r^4 /
 // (1 + r^4), r = B / large_bytes, the slowdown of tensors far beyond the caches; large_weights(W)
-// the same edge for the filter alone, at large_weight_bytes: a backward pass writes a filter-sized
+// the same edge for the filter alone, at large_weight_bytes (not on the gemm path, which multiplies
+// the filter as it lies, read once: 411 and 822 MB filters stream there at 8-14 GB/s on the dev
+// VM, where the edge charged 3.8x; forward held-out 20.0 -> 19.4%): a backward pass writes a filter-sized
 // tensor afresh (the weight gradient; backward data, the filter reordered for the transposed
 // product), and a layer of tens of MB of weights over a small image is that write — on the dev VM a
 // 2048x2048x3x3 weight gradient (151 MB) at batch 6 takes 215 ms, 5x what its traffic at the rate
@@ -236,7 +238,9 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, const DirectConvL
   }
   if (path_taken == ConvPath::gemm || path_taken == ConvPath::native) arithmetic += n * groups * exp(p[I::image_call]);
   const T r = pow(T(input + output) * exp(-p[I::large_bytes]), 4.0);
-  const T rw = pow(T(weights) * exp(-p[I::large_weight_bytes]), 4.0);
+  // oneDNN's im2col path multiplies the filter as it lies, read once: no blocked copy of it to
+  // write, so no large-filter edge (its 411 and 822 MB filters over 2x2 images stream at 8-14 GB/s).
+  const T rw = path_taken == ConvPath::gemm ? T(0) : pow(T(weights) * exp(-p[I::large_weight_bytes]), 4.0);
   const T memory = (input * exp(-p[I::input_bandwidth + path]) +
                     weights * (T(1) + exp(p[I::large_weight_slowdown]) * rw / (T(1) + rw)) * exp(-p[I::weight_bandwidth]) +
                     output * exp(-p[I::output_bandwidth + path])) *

@@ -316,6 +316,23 @@ TEST_CASE("A direct convolution's large-filter edge prices big filters, and prof
   d.seconds(big, Phase::forward, 4, parts);
   const double filter_bytes = 2048.0 * 2048 * 9 * 4, r4 = std::pow(filter_bytes / 5e7, 4);
   CHECK(d.seconds(big, Phase::forward, 4) - big_before == Approx(filter_bytes / 5e9 * 4 * r4 / (1 + r4)).epsilon(1e-6));
+  // oneDNN's im2col path multiplies the filter as it lies: no edge (an 822 MB filter's 7x7 window
+  // padded by 3 over 2x2 images, which its JIT kernels leave to that path).
+  ConvShape padded = big;
+  padded.h = padded.w = padded.p = padded.q = 2, padded.r = padded.s = 7, padded.pad_h = padded.pad_w = 3;
+  REQUIRE(conv_path(padded, Phase::forward) == ConvPath::gemm);
+  DirectConv im2col = d;
+  const int gemm = static_cast<int>(ConvPath::gemm);
+  im2col.gemm_path = true, im2col.rate[gemm] = 1e11, im2col.input_bandwidth[gemm] = im2col.output_bandwidth[gemm] = 1e10;
+  DirectConv no_edge = im2col;
+  no_edge.large_weight_slowdown = 1;
+  CHECK(im2col.seconds(padded, Phase::forward, 4) == Approx(no_edge.seconds(padded, Phase::forward, 4)));
+  ConvShape unpadded = padded;  // the same filter over 8x8 images, on the direct path: the edge applies
+  unpadded.h = unpadded.w = unpadded.p = unpadded.q = 8;
+  REQUIRE(conv_path(unpadded, Phase::forward) == ConvPath::direct);
+  const double big_filter = 2048.0 * 2048 * 49 * 4, rb4 = std::pow(big_filter / 5e7, 4);
+  CHECK(im2col.seconds(unpadded, Phase::forward, 4) - no_edge.seconds(unpadded, Phase::forward, 4) ==
+        Approx(big_filter / 5e9 * 4 * rb4 / (1 + rb4)).epsilon(1e-6));
   const std::string good = write_variant("edge", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
   CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(big, Phase::forward, 4) == Approx(d.seconds(big, Phase::forward, 4)));
   const std::string old = write_variant("old", [&](nlohmann::json& j) {
