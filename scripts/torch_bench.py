@@ -17,8 +17,9 @@ minutes). --time-budget stops cleanly; --resume continues a file. --cold evicts 
 each repetition of a GEMM or convolution. The process runs with dnnperf's allocator policy
 (dnnperf_py/allocator.py). --op-host times the host's work per framework op instead of kernels
 (dnnperf_py/op_host.py: what drives a GPU's training step when the host is the slower side).
---anchors times eighty kernels of the default calibration first (17 s on the VM at half speed), so that `dnnperf fit` can put
-files measured in different sessions on one speed (a shared machine's speed moves by 10-100%).
+--anchors times eighty kernels of the default calibration first (17 s on the VM at half speed),
+so that `dnnperf fit` can put files measured in different sessions on one speed (a shared
+machine's speed moves by 10-100%).
 """
 import argparse
 import json
@@ -300,7 +301,7 @@ def main():
     parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
                         "as dnnperf validate passes them); instead of --shapes")
     parser.add_argument("--anchors", action="store_true",
-                        help="time the anchor kernels first (dnnperf's shape set anchors:GFLOP, GFLOP from --max-flops; "
+                        help="time the anchor kernels first (dnnperf's shape set anchors:2 on a CPU, anchors:200 on CUDA: "
                              "inside the default calibration): files that timed them can be put on one speed by dnnperf fit")
     parser.add_argument("--co-run", type=int, default=1, metavar="P",
                         help="time every kernel alone, then again while P-1 other processes run the same kernels on the "

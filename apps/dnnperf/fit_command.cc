@@ -166,7 +166,6 @@ void write_profile(const FitOptions& o, const nlohmann::json& profile) {
   std::cout << "\nwrote " << o.output << "\n";
 }
 
-/// Fits both compute families to the files' GEMM and convolution records, prints their held-out
 /// Which files were put on another's speed and by how much, and which could not be compared.
 void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
   if (sessions.size() < 2) return;
@@ -202,6 +201,7 @@ void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
             << (none_compared ? " (files that begin with the same anchor kernels, scripts/torch_bench.py --anchors, are put on one speed)" : "") << "\n";
 }
 
+/// Fits both compute families to the files' GEMM and convolution records, prints their held-out
 /// errors, and puts the chosen results into `profile`. False if there are no compute records.
 bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);

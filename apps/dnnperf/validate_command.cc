@@ -318,16 +318,17 @@ void run_validate(const ValidateOptions& o) {
               << fixed(pe["update"]["mean"], 1) << "% over " << phase_rows.size() << " cases\n";
   } else if (!errors.empty() && !o.inference)
     std::cout << "per phase: not timed in these runs (scripts/torch_train.py times phases since 2026-11-30)\n";
-  if (drift.count)
+  if (drift.count) {
     std::cout << "machine against its calibration: the profile's " << drift.count << " reference kernels take " << fixed(drift.median, 2)
               << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)
               << "x); a prediction error of that size is the machine's, not the model's\n";
-  if (!adjusted.empty())
-    std::cout << "with the predictions scaled by that " << fixed(drift.median, 2) << "x: MAPE " << fixed(result["drift_adjusted_error_percent"]["mean"], 1)
-              << "%, median " << fixed(result["drift_adjusted_error_percent"]["median"], 1) << "%, max "
-              << fixed(result["drift_adjusted_error_percent"]["max"], 1) << "%\n";
-  else
+    if (!adjusted.empty())
+      std::cout << "with the predictions scaled by that " << fixed(drift.median, 2) << "x: MAPE " << fixed(result["drift_adjusted_error_percent"]["mean"], 1)
+                << "%, median " << fixed(result["drift_adjusted_error_percent"]["median"], 1) << "%, max "
+                << fixed(result["drift_adjusted_error_percent"]["max"], 1) << "%\n";
+  } else {
     std::cout << "machine against its calibration: unknown (" << drift.note << ")\n";
+  }
   finish();
 }
 
