@@ -354,8 +354,9 @@ def main():
             raise SystemExit(f"torch_bench: --op-host: unknown op kind(s) {', '.join(unknown)} (known: {', '.join(op_host.OPS)})")
     listed_once, seen = [], set()
     for kern in kernels:  # an anchor the shape set lists too is timed once, as an anchor
-        if json.dumps(kern, sort_keys=True) not in seen:
-            seen.add(json.dumps(kern, sort_keys=True))
+        identity = json.dumps(kern, sort_keys=True)
+        if identity not in seen:
+            seen.add(identity)
             listed_once.append(kern)
     kernels = listed_once
     if not kernels and not op_kinds:

@@ -176,16 +176,15 @@ void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
         alone.push_back(s.session);
       continue;
     }
-    const auto noise = [](const fitting::SessionFactor& f) { return std::abs(std::log(f.measured)) <= 2 * f.standard_error; };
-    const auto ratio = [&](const fitting::SessionFactor& f) {
+    const auto ratio = [](const fitting::SessionFactor& f) {
       std::ostringstream r;
-      r << std::fixed << std::setprecision(2) << f.measured << "x ±" << std::setprecision(1) << 100 * f.standard_error << "%" << (noise(f) ? " (noise)" : "");
+      r << std::fixed << std::setprecision(2) << f.measured << "x ±" << std::setprecision(1) << 100 * f.standard_error << "%" << (f.within_noise() ? " (noise)" : "");
       return r.str();
     };
-    bool scaled = !noise(s.overall);
+    bool scaled = !s.overall.within_noise();
     std::string classes;
     for (const auto& [cls, f] : s.per_class)
-      if (f.kernels > 0) classes += ", " + cls + " " + ratio(f), scaled = scaled || !noise(f);
+      if (f.kernels > 0) classes += ", " + cls + " " + ratio(f), scaled = scaled || !f.within_noise();
     std::cout << "session speed: " << s.session << " against " << s.compared << " (" << s.overall.kernels << " kernels timed in both): "
               << ratio(s.overall) << " overall" << classes << ": "
               << (scaled ? "scaled to " + s.reference + "'s speed (a ratio within two standard errors of 1, marked noise, is not)"

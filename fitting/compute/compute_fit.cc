@@ -757,7 +757,6 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   std::set<std::string> hosts, devices;
   std::set<std::string> seen;
   std::map<std::string, std::pair<std::size_t, std::string>> sample_of;  // per shape: its sample and the algorithm timed
-  std::map<std::string, std::string> first_file;                        // per shape: the file that timed it first
   std::map<std::size_t, std::vector<std::pair<std::string, double>>> runs_of;  // per sample timed in several files: its other runs (file, time)
   std::vector<std::string> sample_file;                                   // per sample: the file its first run is from
   std::vector<SessionTime> timed;                                         // every run, for the sessions' speeds
@@ -822,7 +821,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         // heuristic's is what frameworks run by default (PyTorch without cudnn.benchmark).
         const auto kept = sample_of.find(id);
         const bool variant = kept != sample_of.end() && kept->second.second != r.algorithm;
-        if (!variant && kept != sample_of.end() && first_file[id] != file) {
+        if (!variant && kept != sample_of.end() && sample_file[kept->second.first] != file) {
           runs_of[kept->second.first].emplace_back(file, r.timing->median);
           timed.push_back({file, id, cls, r.timing->median});
           continue;
@@ -846,7 +845,6 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       d.threads = r.layout.value("threads", 0);
       d.library = r.library;
       sample_of[id] = {d.samples.size(), r.algorithm};
-      first_file[id] = file;
       d.samples.push_back({*k, cls, r.timing->median});
       sample_file.push_back(file);
       timed.push_back({file, id, cls, r.timing->median});

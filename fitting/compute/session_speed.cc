@@ -9,6 +9,8 @@
 
 namespace dnnperf::fitting {
 
+bool SessionFactor::within_noise() const { return std::abs(std::log(measured)) <= 2 * standard_error; }
+
 double SessionSpeed::factor(const std::string& kernel_class) const {
   const auto it = per_class.find(kernel_class);
   return it != per_class.end() ? it->second.applied : overall.applied;
@@ -54,7 +56,7 @@ SessionFactor ratio_of(const std::vector<double>& r, double base) {
     for (const double x : r) var += (x - mean) * (x - mean) / static_cast<double>(r.size() - 1);
     f.standard_error = 1.2533 * std::sqrt(var / static_cast<double>(r.size()));  // the median's, for normal scatter
   }
-  f.applied = base * (std::abs(median) > 2 * f.standard_error ? f.measured : 1.0);
+  f.applied = base * (f.within_noise() ? 1.0 : f.measured);
   return f;
 }
 

@@ -31,6 +31,8 @@ struct SessionFactor {
   /// with, or that session's own factor where `measured` is within two standard errors of 1 (a
   /// difference the kernels' own noise explains is not scaled away).
   double applied = 1;
+  /// `measured` within two standard errors of 1: a difference the kernels' own noise explains.
+  bool within_noise() const;
 };
 
 /// A session's times against those of its reference session: divide a time by `factor(class)`

@@ -127,10 +127,15 @@ std::string sampled_name(const std::string& prefix, std::int64_t count, std::uin
   return name;
 }
 
+// FLOPs as the lowering counts them (this library also builds without the lowering, for the GPU
+// measurement programs).
+double gemm_flops(const GemmShape& g) { return 2.0 * static_cast<double>(g.m * g.n) * static_cast<double>(g.k * g.batch); }
+double image_flops(const ConvShape& s) { return 2.0 * static_cast<double>(s.k * (s.c / s.groups) * s.r * s.s) * static_cast<double>(s.p * s.q); }
+
 /// Shrinks a convolution's batch to fit under max_flops (0: no cap); false if one image is over it.
 bool fit_batch_under(ConvShape& s, double max_flops) {
   if (max_flops <= 0) return true;
-  const double per_image = 2.0 * static_cast<double>(s.k * (s.c / s.groups) * s.r * s.s) * static_cast<double>(s.p * s.q);
+  const double per_image = image_flops(s);
   const double images = std::min(static_cast<double>(s.n), std::floor(max_flops / per_image));
   if (images < 1) return false;
   s.n = static_cast<std::int64_t>(images);
@@ -145,7 +150,6 @@ ShapeSet sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   // connected layer (rows: a batch, or batch x sequence, from 1; features 16-16384), laid out as
   // frameworks call them — where the skinny, transposed products of small batches live
   // (AlexNet's first classifier layer at batch 4 runs at a tenth of a square GEMM's rate on a CPU).
-  const auto gemm_flops = [](const GemmShape& g) { return 2.0 * static_cast<double>(g.m * g.n) * static_cast<double>(g.k * g.batch); };
   for (std::int64_t i = 0; i < count; ++i) {
     GemmShape g{rng.log_uniform(16, 8192), rng.log_uniform(16, 8192), rng.log_uniform(16, 8192), 1, false, false};
     if (rng() % 2 == 0) {
@@ -202,16 +206,12 @@ ShapeSet anchors(double max_flops) {
       out.push_back(kernels[static_cast<std::size_t>(n * (0.25 + 0.35 * i / (kAnchorsPerClass - 1)))]);
     return out;
   };
-  set.gemms = pick(all.gemms, [](const GemmShape& g) { return static_cast<double>(g.m * g.n) * static_cast<double>(g.k * g.batch); });
+  set.gemms = pick(all.gemms, gemm_flops);
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
     std::vector<ConvCase> of_phase;
     for (const ConvCase& c : all.convs)
       if (c.phase == phase) of_phase.push_back(c);
-    const auto work = [](const ConvCase& c) {
-      const ConvShape& s = c.shape;
-      return static_cast<double>(s.n * s.k * (s.c / s.groups) * s.r * s.s) * static_cast<double>(s.p * s.q);
-    };
-    for (const ConvCase& c : pick(of_phase, work)) set.convs.push_back(c);
+    for (const ConvCase& c : pick(of_phase, [](const ConvCase& c) { return static_cast<double>(c.shape.n) * image_flops(c.shape); })) set.convs.push_back(c);
   }
   return set;
 }
