@@ -237,6 +237,18 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     std::cout << as_gemms << " 1x1 convolutions of batches under " << device.pointwise_conv_gemm_below_batch
               << " fitted as the per-image GEMMs " << data.library << " runs them as (class per_image_gemm; models/compute/conv_as_gemm.h)\n";
   std::cout << data.samples.size() << " compute measurements (GEMMs, convolutions, memory passes) from " << data.host << " (" << data.device << ")\n";
+  // PyTorch runs fp32 convolutions on TF32 tensor cores by default (cuDNN on Ampere and later):
+  // against the fp32 peak their rates (hundreds of TFLOP/s) would be efficiencies above 1.
+  device.fp32_conv_math = MathMode::fp32;
+  if (data.fp32_conv_tf32.value_or(false)) {
+    if (device.peak_flops.count(MathMode::tf32_tensor)) {
+      device.fp32_conv_math = MathMode::tf32_tensor;
+      std::cout << "fp32 convolutions ran with TF32 math (the run's context: torch.backends.cudnn.allow_tf32): fitted against, and priced at, the TF32 tensor peak of "
+                << fixed(device.peak_flops.at(MathMode::tf32_tensor) / 1e12, 1) << " TFLOP/s (device.fp32_conv_math)\n";
+    } else {
+      std::cout << "fp32 convolutions ran with the TF32 switch on, but the base hardware lists no tf32_tensor peak: fitted as fp32\n";
+    }
+  }
   print_session_speeds(data.sessions);
   std::cout << "\n";
   const fitting::AnalyticFit analytic = fitting::fit_analytic(device, data);
@@ -316,6 +328,8 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
   d["memory_bandwidth"] = analytic.device.memory_bandwidth;
   d["multiprocessors"] = analytic.device.multiprocessors;
   d["pointwise_conv_gemm_below_batch"] = analytic.device.pointwise_conv_gemm_below_batch;
+  if (analytic.device.fp32_conv_math == MathMode::tf32_tensor) d["fp32_conv_math"] = "tf32_tensor";
+  else d.erase("fp32_conv_math");
   d["efficiency"]["gemm"]["max_efficiency"] = analytic.device.gemm.max_efficiency;
   d["efficiency"]["gemm"]["half_efficiency_k"] = analytic.device.gemm.half_efficiency_k;
   d["efficiency"]["gemm"]["tile_m"] = analytic.device.gemm.tile_m;

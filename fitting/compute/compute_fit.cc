@@ -750,6 +750,15 @@ void read_op_host(const bench::Record& r, const std::string& where, ComputeData&
   d.op_host_seconds[kind].push_back({forward, backward});
 }
 
+/// Whether an fp32 convolution record ran with its framework's TF32 switch on: PyTorch's
+/// torch.backends.cudnn.allow_tf32 (on by default), which scripts/torch_bench.py writes into the
+/// run's context (libraries.tf32.cudnn). A CPU has no such math.
+bool ran_tf32(const bench::Record& r) {
+  if (!r.context || !r.layout.is_object() || r.layout.value("device", std::string("cpu")) == "cpu") return false;
+  const nlohmann::json::json_pointer switch_on("/libraries/tf32/cudnn");
+  return r.context->contains(switch_on) && r.context->at(switch_on).is_boolean() && r.context->at(switch_on).get<bool>();
+}
+
 }  // namespace
 
 ComputeData load_compute_data(const std::vector<std::string>& files) {
@@ -789,6 +798,15 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       if (r.dtype == "tf32") {  // a kernel has an element type, not a math mode: fp32 samples would be twice as fast
         d.excluded.push_back({where, "TF32 math on fp32 data: fitted with fp32 it would mix two math modes (fp32 and half-precision records are used)"});
         continue;
+      }
+      if (r.op.rfind("conv_", 0) == 0 && r.dtype == "f32") {
+        const bool tf32 = ran_tf32(r);
+        if (!d.fp32_conv_tf32) d.fp32_conv_tf32 = tf32;
+        if (*d.fp32_conv_tf32 != tf32) {
+          d.excluded.push_back({where, std::string("an fp32 convolution timed with TF32 math ") + (tf32 ? "on" : "off") + ", the fit's first ones with it " +
+                                           (tf32 ? "off" : "on") + " (PyTorch's torch.backends.cudnn.allow_tf32): one fit keeps one math mode"});
+          continue;
+        }
       }
       std::optional<Kernel> k;
       try {

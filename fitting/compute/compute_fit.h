@@ -39,6 +39,10 @@ struct ComputeData {
   std::string device;
   int threads = 0;  // CPU threads the backend used (0: not a CPU measurement)
   std::string library;  // the measuring library ("PyTorch", "cuDNN", ...) of the last record
+  /// Whether the fp32 convolutions ran on TF32 tensor cores (the framework's switch on, on a GPU:
+  /// PyTorch's torch.backends.cudnn.allow_tf32 in the run's context); nullopt: no fp32
+  /// convolutions. Records timed the other way than the first are excluded: one fit, one math.
+  std::optional<bool> fp32_conv_tf32;
   /// Per measurement file, how fast the machine ran against the other files that timed the same
   /// kernels (session_speed.h); every sample's time is on its group's reference file's scale.
   std::vector<SessionSpeed> sessions;

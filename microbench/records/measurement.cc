@@ -129,7 +129,7 @@ std::vector<Record> read_records(const std::string& path) {
   std::vector<Record> records;
   std::string line;
   int number = 0;
-  bool context_seen = false;
+  std::shared_ptr<const json> context;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
@@ -145,10 +145,11 @@ std::vector<Record> read_records(const std::string& path) {
     if (type == "context") {
       if (j.value("schema", "") != kMeasurementSchema)
         throw InputError(where + ": schema must be \"" + std::string(kMeasurementSchema) + "\"");
-      context_seen = true;
+      context = std::make_shared<const json>(std::move(j));
     } else if (type == "record") {
-      if (!context_seen) throw InputError(where + ": a record before any context line");
+      if (!context) throw InputError(where + ": a record before any context line");
       records.push_back(Record::from_json(j, where));
+      records.back().context = context;
     } else {
       throw InputError(where + ": field 'type' must be \"context\" or \"record\"");
     }

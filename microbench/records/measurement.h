@@ -5,6 +5,7 @@
 // A file is JSON Lines: a context line opens each run ({"type": "context", ...}: host, date, tool
 // and library versions, build), then one {"type": "record", ...} line per measurement. Records are
 // written and flushed one at a time, so an interrupted run keeps everything measured before.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct Record {
   std::string reason;
   std::optional<bool> verified;  // the result was checked before timing
   nlohmann::json metrics = nlohmann::json::object();  // derived figures: busbw, flop_rate, ...
+  /// The context line of the run the record was read from (read_records sets it; not written by
+  /// to_json): how the run's libraries were configured, e.g. PyTorch's TF32 switches.
+  std::shared_ptr<const nlohmann::json> context;
 
   /// Identifies the measurement (op, algorithm, dtype, params, layout): resume skips records
   /// whose key is already in the file.

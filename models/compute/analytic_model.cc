@@ -42,6 +42,13 @@ double matrix_efficiency(const GemmShape& g, const MatrixEfficiency& e, std::int
   return best;
 }
 
+/// Depthwise and other grouped convolutions with fewer than 8 channels per group, in or out: each
+/// group's matrix product is too thin for tiles (a 1 x 9 product per pixel for a 3x3 depthwise
+/// window), and libraries run them as direct kernels on the plain units instead.
+bool thin_groups(const ConvShape& c) {
+  return c.groups > 1 && std::min(c.c / c.groups, c.k / c.groups) < 8;
+}
+
 }  // namespace
 
 AnalyticComputeModel::AnalyticComputeModel(const DeviceSpec& device) : device_(device) {
@@ -49,7 +56,7 @@ AnalyticComputeModel::AnalyticComputeModel(const DeviceSpec& device) : device_(d
 }
 
 MathMode AnalyticComputeModel::mode(const Kernel& k, const ExecutionOptions& o) const {
-  const bool matrix = k.cls == KernelClass::gemm || k.cls == KernelClass::conv;
+  const bool matrix = k.cls == KernelClass::gemm || (k.cls == KernelClass::conv && !thin_groups(k.conv));
   const auto has = [&](MathMode m) { return device_.peak_flops.count(m) > 0; };
   const auto pick = [&](MathMode tensor, MathMode plain) {
     if (matrix && has(tensor)) return tensor;
@@ -61,7 +68,10 @@ MathMode AnalyticComputeModel::mode(const Kernel& k, const ExecutionOptions& o) 
     case DType::f64: return pick(MathMode::fp64_tensor, MathMode::fp64);
     case DType::f16: return pick(MathMode::fp16_tensor, MathMode::fp16);
     case DType::bf16: return pick(MathMode::bf16_tensor, MathMode::bf16);
-    default: return matrix && o.allow_tf32 && has(MathMode::tf32_tensor) ? MathMode::tf32_tensor : MathMode::fp32;
+    default: {
+      const bool tf32 = o.allow_tf32 || (k.cls == KernelClass::conv && device_.fp32_conv_math == MathMode::tf32_tensor);
+      return matrix && tf32 && has(MathMode::tf32_tensor) ? MathMode::tf32_tensor : MathMode::fp32;
+    }
   }
 }
 
@@ -98,7 +108,8 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   }
   if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
     const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
-    c.compute_efficiency = k.flops > 0 ? matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors) : 1.0;
+    const bool direct = k.cls == KernelClass::conv && thin_groups(k.conv);
+    c.compute_efficiency = k.flops <= 0 ? 1.0 : direct ? e.max_efficiency : matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors);
     c.compute_seconds = k.flops > 0 ? k.flops / (peak * c.compute_efficiency) : 0.0;
   } else {
     c.compute_efficiency = 1.0;

@@ -10,7 +10,9 @@
 // the last tile is wasted (tile quantisation), and tiles run in waves of one per multiprocessor, the
 // last wave partly idle (wave quantisation); outputs with too few tiles to fill the device split
 // their k dimension over several blocks (split-K); and each tile's loop over k pays a pipeline
-// fill, which the last factor charges. Memory-bound passes reach
+// fill, which the last factor charges. Depthwise and grouped convolutions with fewer than 8
+// channels per group are too thin for tiles: they run on the plain units at conv.max_efficiency
+// (libraries' direct kernels), mostly bound by their traffic. Memory-bound passes reach
 //   max_efficiency * bytes / (bytes + half_efficiency_bytes)
 // of peak bandwidth, divided by 1 + (dram_slowdown - 1) * bytes / (bytes + cache_bytes) where the
 // profile models a cache that large passes overflow; a pass that is one part of a longer stream
@@ -53,7 +55,8 @@ class AnalyticComputeModel final : public ComputeModel {
   AnalyticCost cost(const Kernel& kernel, const ExecutionOptions& options) const;
 
   /// The math mode a kernel runs in: tensor cores for GEMM/convolution in f16/bf16 (and f32 with
-  /// TF32 allowed) where the device has them, plain units otherwise. Throws InputError when the
+  /// TF32 allowed, or f32 convolutions on a device whose fp32_conv_math is TF32) where the device
+  /// has them, plain units otherwise. Throws InputError when the
   /// device cannot compute in the kernel's type at all.
   MathMode mode(const Kernel& kernel, const ExecutionOptions& options) const;
 

@@ -99,6 +99,12 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (d.launch_overhead_s < 0) r.fail("launch_overhead_s", "must not be negative");
   d.reserved_bytes = r.real("reserved_bytes", 0.0);
   if (d.reserved_bytes < 0 || d.reserved_bytes >= d.memory_bytes) r.fail("reserved_bytes", "must be in [0, memory_bytes)");
+  if (r.has("fp32_conv_math")) {
+    const std::string math = r.text("fp32_conv_math");
+    if (math == "tf32_tensor") d.fp32_conv_math = MathMode::tf32_tensor;
+    else if (math != "fp32") r.fail("fp32_conv_math", "must be \"fp32\" or \"tf32_tensor\", is \"" + math + "\"");
+    if (!d.peak_flops.count(d.fp32_conv_math)) r.fail("fp32_conv_math", "is " + math + ", which peak_flops does not list");
+  }
   d.pointwise_conv_gemm_below_batch = r.integer("pointwise_conv_gemm_below_batch", 0);
   if (d.pointwise_conv_gemm_below_batch < 0) r.fail("pointwise_conv_gemm_below_batch", "must not be negative");
   if (r.has("co_run_slowdown")) {

@@ -75,6 +75,12 @@ struct DeviceSpec {
   /// `gemm`'s tiles (models/compute/blocked_gemm.h); `gemm` still sets the effective peak.
   BlockedGemm blocked_gemm;
   MatrixEfficiency conv;
+  /// The math fp32 convolutions run in: fp32, or tf32_tensor where the framework that calibrated
+  /// the device ran them on TF32 tensor cores (PyTorch's default for cuDNN on Ampere and later:
+  /// torch.backends.cudnn.allow_tf32, while its matrix products stay fp32). `dnnperf fit` reads it
+  /// from the measurements' context; `conv` is then fitted against the TF32 peak and fp32
+  /// convolutions are priced by it, as the framework runs them.
+  MathMode fp32_conv_math = MathMode::fp32;
   /// Where calibration fitted a CPU library's convolutions as arithmetic plus traffic, per
   /// direction (index: Phase forward, backward_data, backward_weight), convolutions of that
   /// direction are priced by it instead of by `conv`'s tiles (models/compute/direct_conv.h).

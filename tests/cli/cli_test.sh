@@ -221,6 +221,15 @@ check fit_steps_bad_run 1 "resnet18_b2_p1_train_run0.json: not a torch_train.py 
 gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"
 check fit_gpu_exclusion 0 'excluded: .*record 8 and 17 more: training batch norm on a GPU' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
 check fit_gpu_dispatch 0 'host dispatch .*pass:batch_norm 61.9 us' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
+# The same lease's kernels ran under PyTorch's defaults, cuDNN's TF32 switch on (the run's
+# context): fp32 convolutions fitted against the TF32 peak, and the profile says so.
+{ head -n 81 "$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_kernels.jsonl"; grep -m 60 '"op": "conv_' "$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_kernels.jsonl"; } > "$tmp/gpu_kernels.jsonl"
+check fit_gpu_conv_tf32 0 'fp32 convolutions ran with TF32 math .*TF32 tensor peak of 494.7 TFLOP/s' -- "$bin" fit "$gpumem" "$tmp/gpu_kernels.jsonl" --hardware h200 -o "$tmp/gpu_tf32.json"
+/usr/bin/python3 -c "
+import json, sys
+assert json.load(open(sys.argv[1]))['device']['fp32_conv_math'] == 'tf32_tensor'
+assert 'fp32_conv_math' not in json.load(open(sys.argv[2]))['device']" "$tmp/gpu_tf32.json" "$tmp/gpu.json" \
+  && echo "ok   fit_gpu_conv_tf32_profile" || { echo "FAIL fit_gpu_conv_tf32_profile"; fail=1; }
 # The host's time per framework op (torch_bench.py --op-host), measured for real on this CPU: a
 # record per op kind with both phases' host times; an unknown kind is refused, naming it.
 /usr/bin/python3 "$src/scripts/torch_bench.py" --op-host relu,attention --device cpu --threads 1 -o "$tmp/op_host.jsonl" >/dev/null 2>&1

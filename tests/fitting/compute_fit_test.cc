@@ -487,6 +487,35 @@ TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and fe
   std::filesystem::remove(path);
 }
 
+TEST_CASE("PyTorch's TF32 switch for cuDNN, read from a run's context, says how fp32 convolutions ran; the other way is excluded", "[fitting][compute]") {
+  const auto conv = [](int k, const std::string& device) {
+    return h200_record(1e-4, {{"op", "conv_forward"}, {"layout", {{"device", device}}},
+                              {"params", {{"n", 8}, {"c", 64}, {"h", 16}, {"w", 16}, {"k", k}, {"r", 3}, {"s", 3}, {"pad_h", 1}, {"pad_w", 1},
+                                          {"stride_h", 1}, {"stride_w", 1}, {"dilation_h", 1}, {"dilation_w", 1}, {"groups", 1}}}});
+  };
+  const auto file = [&](const std::string& name, const char* tf32, const std::string& device, int k) {
+    const std::string path = (std::filesystem::temp_directory_path() / name).string();
+    std::ofstream out(path);
+    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test", "libraries": {"torch": "2.11", "tf32": {"matmul": false, "cudnn": )"
+        << tf32 << "}}}\n" << conv(k, device).dump() << "\n" << conv(k + 1, device).dump() << "\n";
+    return path;
+  };
+  const std::string on = file("dnnperf_tf32_on.jsonl", "true", "NVIDIA H200", 64), off = file("dnnperf_tf32_off.jsonl", "false", "NVIDIA H200", 96);
+  const ComputeData both = load_compute_data({on, off});
+  REQUIRE(both.fp32_conv_tf32);
+  CHECK(*both.fp32_conv_tf32);
+  CHECK(both.samples.size() == 2);
+  REQUIRE(both.excluded.size() == 2);
+  CHECK_THAT(both.excluded[0].reason, Catch::Contains("TF32 math off, the fit's first ones with it on"));
+  CHECK_THAT(both.excluded[0].where, Catch::Contains("dnnperf_tf32_off.jsonl record 1"));
+  CHECK_FALSE(*load_compute_data({off}).fp32_conv_tf32);
+  // The switch means nothing on a CPU; files without it (the C++ benchmarks') ran fp32.
+  const std::string cpu = file("dnnperf_tf32_cpu.jsonl", "true", "cpu", 64);
+  CHECK_FALSE(*load_compute_data({cpu}).fp32_conv_tf32);
+  CHECK_FALSE(*load_compute_data({write_measurements("dnnperf_tf32_none.jsonl", {conv(64, "NVIDIA H200")})}).fp32_conv_tf32);
+  for (const std::string& p : {on, off, cpu}) std::filesystem::remove(p);
+}
+
 TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad ones are named", "[fitting][compute]") {
   const auto record = [](const std::string& kind, const nlohmann::json& metrics) {
     return h200_record(1e-4, {{"op", "host_op"}, {"params", {{"op_kind", kind}}}, {"metrics", metrics}});

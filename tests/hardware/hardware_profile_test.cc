@@ -68,6 +68,19 @@ TEST_CASE("Bad profiles are rejected with file and field", "[hardware][errors]")
   CHECK_THROWS_WITH(find_hardware_profile("/nonexistent/hw.json"), Catch::Contains("no such hardware profile file"));
 }
 
+TEST_CASE("A profile says which math its fp32 convolutions run in; a mode it has no peak for is refused", "[hardware][errors]") {
+  CHECK(find_hardware_profile("a100").device.fp32_conv_math == MathMode::fp32);
+  const std::string tf32 = write_variant("conv_tf32", [](nlohmann::json& j) { j["device"]["fp32_conv_math"] = "tf32_tensor"; });
+  CHECK(load_hardware_profile(tf32).device.fp32_conv_math == MathMode::tf32_tensor);
+  const std::string bad = write_variant("conv_math_bad", [](nlohmann::json& j) { j["device"]["fp32_conv_math"] = "fp16_tensor"; });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("device: field 'fp32_conv_math' must be \"fp32\" or \"tf32_tensor\", is \"fp16_tensor\""));
+  const std::string missing = write_variant("conv_math_no_peak", [](nlohmann::json& j) {
+    j["device"]["fp32_conv_math"] = "tf32_tensor";
+    j["device"]["peak_flops"].erase("tf32_tensor");
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(missing), Catch::Contains("field 'fp32_conv_math' is tf32_tensor, which peak_flops does not list"));
+}
+
 TEST_CASE("a profile's measured kernels price kernels of the same shape and type, and only those") {
   HardwareProfile hw = find_hardware_profile("cpu");
   const Kernel measured = gemm_kernel(Phase::forward, {64, 128, 256, 1, false, true}, DType::f32);

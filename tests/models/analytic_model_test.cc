@@ -95,6 +95,35 @@ TEST_CASE("Passes that overflow the cache slow down, and pass families use their
   CHECK(with_family.seconds(stream(1e6), {}) == Approx(m.seconds(stream(1e6), {})));
 }
 
+TEST_CASE("A device calibrated with TF32 convolutions prices fp32 convolutions, not GEMMs, on TF32 tensor cores", "[models][analytic]") {
+  DeviceSpec d = find_hardware_profile("h200").device;
+  ConvShape c;
+  c.n = 32, c.c = 256, c.h = c.w = 28, c.k = 256, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 28;
+  const Kernel conv = conv_kernel(Phase::forward, c, DType::f32);
+  const double plain = AnalyticComputeModel(d).seconds(conv, {});
+  CHECK(AnalyticComputeModel(d).cost(conv, {}).mode == MathMode::fp32);
+  d.fp32_conv_math = MathMode::tf32_tensor;
+  const AnalyticComputeModel model(d);
+  CHECK(model.cost(conv, {}).mode == MathMode::tf32_tensor);
+  CHECK(model.seconds(conv, {}) < plain / 3);  // 495 against 67 TFLOP/s, the same efficiency
+  CHECK(model.cost(gemm(8192, 8192, 8192), {}).mode == MathMode::fp32);
+  CHECK(model.cost(conv_kernel(Phase::forward, c, DType::bf16), {}).mode == MathMode::bf16_tensor);
+}
+
+TEST_CASE("Depthwise and thin grouped convolutions run on the plain units, without tiles", "[models][analytic]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const AnalyticComputeModel m(hw.device);
+  ConvShape c;
+  c.n = 32, c.c = c.k = 96, c.groups = 96, c.h = c.w = 56, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 56;
+  const AnalyticCost depthwise = m.cost(conv_kernel(Phase::forward, c, DType::f16), {});
+  CHECK(depthwise.mode == MathMode::fp16);  // not fp16_tensor
+  CHECK(depthwise.compute_efficiency == Approx(hw.device.conv.max_efficiency));
+  CHECK(depthwise.compute_seconds == Approx(2.0 * 32 * 96 * 56 * 56 * 9 / (hw.device.peak_flops.at(MathMode::fp16) * hw.device.conv.max_efficiency)));
+  // Eight channels per group: tiles again.
+  c.groups = 12;
+  CHECK(m.cost(conv_kernel(Phase::forward, c, DType::f16), {}).mode == MathMode::fp16_tensor);
+}
+
 TEST_CASE("A device without an arithmetic type says so", "[models][analytic][errors]") {
   const HardwareProfile v100 = find_hardware_profile("v100");
   const AnalyticComputeModel m(v100.device);
