@@ -769,6 +769,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   std::map<std::size_t, std::vector<std::pair<std::string, double>>> runs_of;  // per sample timed in several files: its other runs (file, time)
   std::vector<std::string> sample_file;                                   // per sample: the file its first run is from
   std::vector<SessionTime> timed;                                         // every run, for the sessions' speeds
+  std::set<std::pair<std::string, std::string>> timed_in;                // (file, shape) of every run taken
   struct CoRun {
     std::string file, id;
     int processes;
@@ -839,7 +840,9 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         // heuristic's is what frameworks run by default (PyTorch without cudnn.benchmark).
         const auto kept = sample_of.find(id);
         const bool variant = kept != sample_of.end() && kept->second.second != r.algorithm;
-        if (!variant && kept != sample_of.end() && sample_file[kept->second.first] != file) {
+        // Another file's run of the shape, unless this file has timed it already (a second timing
+        // in one file is a duplicate, whichever file the sample came from).
+        if (!variant && kept != sample_of.end() && sample_file[kept->second.first] != file && timed_in.emplace(file, id).second) {
           runs_of[kept->second.first].emplace_back(file, r.timing->median);
           timed.push_back({file, id, cls, r.timing->median});
           continue;
@@ -863,6 +866,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       d.threads = r.layout.value("threads", 0);
       d.library = r.library;
       sample_of[id] = {d.samples.size(), r.algorithm};
+      timed_in.emplace(file, id);
       d.samples.push_back({*k, cls, r.timing->median});
       sample_file.push_back(file);
       timed.push_back({file, id, cls, r.timing->median});

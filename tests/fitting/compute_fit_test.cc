@@ -561,7 +561,8 @@ TEST_CASE("A kernel timed in several files is one sample, the median of its runs
   };
   const std::string first = write_measurements("dnnperf_runs_1.jsonl", {gemm(128, 1.0e-4), gemm(64, 5e-5), gemm(64, 6e-5)});  // 64 twice: a duplicate
   const std::string second = write_measurements("dnnperf_runs_2.jsonl", {gemm(128, 1.2e-4)});
-  const std::string third = write_measurements("dnnperf_runs_3.jsonl", {gemm(128, 1.1e-4), gemm(32, 3e-5)});
+  // The third file times 128 twice: its second timing is a duplicate too, not a fourth run.
+  const std::string third = write_measurements("dnnperf_runs_3.jsonl", {gemm(128, 1.1e-4), gemm(32, 3e-5), gemm(128, 9e-4)});
   const ComputeData d = load_compute_data({first, second, third});
   REQUIRE(d.samples.size() == 3);
   CHECK(d.samples[0].kernel.gemm.m == 128);
@@ -572,9 +573,11 @@ TEST_CASE("A kernel timed in several files is one sample, the median of its runs
   CHECK(d.samples[1].seconds == 5e-5);                                // the first of one file's two
   CHECK(d.samples[1].run_spread == 0);
   CHECK(d.samples[2].kernel.gemm.m == 32);
-  REQUIRE(d.excluded.size() == 1);
+  REQUIRE(d.excluded.size() == 2);
   CHECK(d.excluded[0].reason == "duplicate shape");
   CHECK_THAT(d.excluded[0].where, Catch::Contains(first + " record 3"));
+  CHECK(d.excluded[1].reason == "duplicate shape");
+  CHECK_THAT(d.excluded[1].where, Catch::Contains(third + " record 3"));
   for (const auto& f : {first, second, third}) std::filesystem::remove(f);
 }
 
