@@ -108,8 +108,8 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   }
   if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
     const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
-    const bool direct = k.cls == KernelClass::conv && thin_groups(k.conv);
-    c.compute_efficiency = k.flops <= 0 ? 1.0 : direct ? e.max_efficiency : matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors);
+    const bool thin = k.cls == KernelClass::conv && thin_groups(k.conv);  // no tiles: the plain units at the fitted efficiency
+    c.compute_efficiency = k.flops <= 0 ? 1.0 : thin ? e.max_efficiency : matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors);
     c.compute_seconds = k.flops > 0 ? k.flops / (peak * c.compute_efficiency) : 0.0;
   } else {
     c.compute_efficiency = 1.0;
