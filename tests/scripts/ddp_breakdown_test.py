@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""scripts/ddp_breakdown.py on two real gloo processes: every part of the step is timed and
+written, the derived figures follow from them, and a network PyTorch cannot build is named."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "ddp_breakdown.py")
+failures = 0
+
+
+def check(name, ok, detail=""):
+    global failures
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
+    failures += not ok
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "r18.json")
+    r = subprocess.run(["/usr/bin/python3", script, "--network", "resnet18", "--batch", "2", "--input", "32,32", "--procs", "2",
+                        "--rounds", "2", "--warmup", "1", "--port", "29547", "-o", out], capture_output=True, text=True, timeout=300)
+    check("runs", r.returncode == 0 and "DDP minus no_sync" in r.stdout, r.stdout + r.stderr)
+    if r.returncode == 0:
+        d = json.load(open(out))
+        parts = ("one_process", "ddp", "no_sync", "allreduce_alone")
+        check("parts_timed", all(len(d[k]["samples_s"]) == 2 and d[k]["median_s"] > 0 for k in parts), json.dumps(d)[:400])
+        # ResNet-18's 11.7 million parameters: 44.6 MiB of fp32 gradients, three 25 MiB-capped buckets.
+        check("gradients", d["gradient_bytes"] == 4 * 11689512 and d["buckets"] == 3, f"{d['gradient_bytes']} bytes in {d['buckets']}")
+        check("derived", abs(d["communication_in_step_s"] - (d["ddp"]["median_s"] - d["no_sync"]["median_s"])) < 1e-12
+              and abs(d["step_co_run_slowdown"] * d["one_process"]["median_s"] - d["no_sync"]["median_s"]) < 1e-9, json.dumps(d)[:400])
+    r = subprocess.run(["/usr/bin/python3", script, "--network", "resnet18", "--batch", "1", "--input", "32,32", "-o", os.path.join(tmp, "x.json")],
+                       capture_output=True, text=True, timeout=120)
+    check("untrainable_size_named", r.returncode != 0 and "resnet18 does not train at batch 1, input [32, 32]: Expected more than 1 value" in r.stderr,
+          r.stdout + r.stderr)
+    r = subprocess.run(["/usr/bin/python3", script, "--network", "resnet999", "--batch", "1", "--procs", "2", "-o", os.path.join(tmp, "x.json")],
+                       capture_output=True, text=True, timeout=120)
+    check("unknown_network", r.returncode != 0 and "unknown network 'resnet999'" in r.stderr, r.stdout + r.stderr)
+    r = subprocess.run(["/usr/bin/python3", script, "--network", "resnet18", "--batch", "1", "--procs", "1", "-o", os.path.join(tmp, "x.json")],
+                       capture_output=True, text=True, timeout=120)
+    check("one_process_refused", r.returncode != 0 and "--procs at least 2" in r.stderr, r.stdout + r.stderr)
+
+sys.exit(1 if failures else 0)
