@@ -321,6 +321,11 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_compute_fit.py";
     const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/compute_points.csv' >/dev/null 2>&1";
     std::cout << (std::system(cmd.c_str()) == 0 ? "compute plots in " + o.plots + "\n" : "compute plots not made (matplotlib missing?); data in " + o.plots + "/compute_points.csv\n");
+    // Whether the analytic family's error is still a function of the shape (scripts/residual_structure.py).
+    const std::string structure = "/usr/bin/python3 '" + std::string(DNNPERF_SOURCE_DIR) + "/scripts/residual_structure.py' '" + o.plots +
+                                  "/compute_points.csv' > '" + o.plots + "/residual_structure.txt' 2>&1";
+    std::cout << (std::system(structure.c_str()) == 0 ? "is the analytic family's error left in the shape: " + o.plots + "/residual_structure.txt\n"
+                                                      : "residual structure not examined (scikit-learn missing?): " + o.plots + "/residual_structure.txt\n");
   }
   nlohmann::json& d = profile["device"];
   d["peak_flops"]["fp32"] = analytic.device.peak_flops.at(MathMode::fp32);

@@ -117,6 +117,8 @@ check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$me
 torchmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_sample.jsonl"
 corun="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_co_run2.jsonl"
 check fit_compute 0 'co-running: kernels beside 1 other process take' -- "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu -o "$tmp/both.json" --report "$tmp/compute_report"
+grep -q "^gemm .*analytic MAPE\|^gemm  *[0-9]" "$tmp/compute_report/residual_structure.txt" && grep -q "conv_forward" "$tmp/compute_report/residual_structure.txt" \
+  && echo "ok   fit_residual_structure" || { echo "FAIL fit_residual_structure"; cat "$tmp/compute_report/residual_structure.txt"; fail=1; }
 # Kernels timed again in another file (here 40 convolutions, half at 1.1x and half at 1/1.1x: no
 # session's speed in it): one sample each, the median of the runs, and their spread reported per
 # class beside the model's error.
