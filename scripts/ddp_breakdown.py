@@ -129,12 +129,16 @@ def main():
         raise SystemExit(f"ddp_breakdown: {args.network} does not train at batch {args.batch}, input {args.input}: {str(e).splitlines()[0]}")
     del model, opt
     context = mp.get_context("spawn")
-    queue = context.SimpleQueue()
+    queue = context.Queue()
     ranks = [context.Process(target=rank_main, args=(r, args, queue)) for r in range(args.procs)]
     for r in ranks:
         r.start()
-    # A rank that dies reports before the others time out in their collectives (120 s).
-    result = queue.get()
+    # A rank that fails reports before the others time out in their collectives (120 s); one
+    # killed outright reports nothing, and the wait ends all the same.
+    try:
+        result = queue.get(timeout=600 + 60 * args.rounds)
+    except Exception:  # queue.Empty
+        result = {"error": "no result from the ranks (one was killed?)"}
     for r in ranks:
         r.join(timeout=150)
         if r.is_alive():
