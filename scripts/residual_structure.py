@@ -21,8 +21,13 @@ Needs scikit-learn (Debian: python3-sklearn, which scripts/setup.sh installs).
 import argparse
 import csv
 import math
+import os
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from dnnperf_py.conv_shape import CONV_PARAMS, conv_output  # noqa: E402
 
 
 def shape_features(cls, shape):
@@ -41,12 +46,10 @@ def shape_features(cls, shape):
         m, n, k = p["m"], p["n"], p["k"]
         return [lg(m), lg(n), lg(k), lg(p.get("batch", 1)), p.get("trans_a", 0), p.get("trans_b", 0),
                 m % 16, n % 16, k % 16, k % 4, m % 48, n % 48, lg(min(m, n, k))]
-    need = ("n", "c", "k", "h", "w", "r", "s")
-    if not all(k in p for k in need):
+    if not all(k in p for k in CONV_PARAMS):
         return None
-    stride, pad, groups = p.get("stride_h", 1), p.get("pad_h", 0), p.get("groups", 1)
-    out_h = (p["h"] + 2 * pad - p.get("dilation_h", 1) * (p["r"] - 1) - 1) // stride + 1
-    out_w = (p["w"] + 2 * p.get("pad_w", 0) - p.get("dilation_w", 1) * (p["s"] - 1) - 1) // p.get("stride_w", 1) + 1
+    stride, pad, groups = p["stride_h"], p["pad_h"], p["groups"]
+    out_h, out_w = conv_output(p)
     return [lg(p["n"]), lg(p["c"]), lg(p["k"]), lg(p["h"]), lg(p["w"]), p["r"], p["s"], stride, pad, lg(groups),
             lg(max(out_h, 1)), lg(max(out_w, 1)), p["c"] % 16, p["k"] % 16, (p["c"] // groups) % 16, (p["k"] // groups) % 16,
             out_w % 16, lg(p["h"] * p["w"])]

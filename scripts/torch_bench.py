@@ -38,14 +38,9 @@ keep_freed_memory()  # before torch allocates anything
 import torch  # noqa: E402
 
 from dnnperf_py import op_host  # noqa: E402
+from dnnperf_py.conv_shape import conv_output  # noqa: E402
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
 import socket  # noqa: E402
-
-
-def conv_output(p):
-    oh = (p["h"] + 2 * p["pad_h"] - p["dilation_h"] * (p["r"] - 1) - 1) // p["stride_h"] + 1
-    ow = (p["w"] + 2 * p["pad_w"] - p["dilation_w"] * (p["s"] - 1) - 1) // p["stride_w"] + 1
-    return oh, ow
 
 
 # Memory-bound passes, as dnnperf's lowering counts their traffic: (elements read, written) per
