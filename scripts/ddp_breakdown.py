@@ -12,7 +12,8 @@ DDP's step minus no_sync's is the communication as the step pays it; against the
 it says whether communication and computation slow each other. no_sync's step over the lone
 process's is how much ranks sharing a node slow each other's whole steps: on a CPU, compare it
 with the kernels' co-running factor (scripts/torch_bench.py --co-run, device.co_run_slowdown).
-Medians and minima over the rounds, each the slowest rank's time, as torch_train.py reports.
+Medians and minima over the rounds, each the slowest rank's time, as torch_train.py reports; and
+each rank's own no_sync steps, which part the slowest rank's from the slowdown every rank suffers.
 """
 import argparse
 import datetime
@@ -49,10 +50,12 @@ def timed_steps(model, x, y, opt, count, context=None):
     return seconds
 
 
-def slowest(values):
+def per_rank(values):
+    """Every rank's `values`, rank by rank."""
     t = torch.tensor(values, dtype=torch.float64)
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return [float(v) for v in t]
+    gathered = [torch.empty_like(t) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, t)
+    return [[float(v) for v in g] for g in gathered]
 
 
 def buckets_of(model, bucket_mib):
@@ -82,13 +85,14 @@ def rank_main(rank, args, queue):
         flats = [torch.randn(n) for n in buckets_of(model, args.bucket_mib)]
         ddp_s, no_sync_s, allreduce_s = [], [], []
         for _ in range(args.rounds):
-            ddp_s += slowest(timed_steps(ddp, x, y, opt, 1))
-            no_sync_s += slowest(timed_steps(ddp, x, y, opt, 1, ddp.no_sync))
+            ddp_s += timed_steps(ddp, x, y, opt, 1)
+            no_sync_s += timed_steps(ddp, x, y, opt, 1, ddp.no_sync)
             dist.barrier()
             t0 = time.perf_counter()
             for f in flats:
                 dist.all_reduce(f)
-            allreduce_s += slowest([time.perf_counter() - t0])
+            allreduce_s.append(time.perf_counter() - t0)
+        ddp_s, no_sync_s, allreduce_s = per_rank(ddp_s), per_rank(no_sync_s), per_rank(allreduce_s)
         if rank == 0:
             queue.put({"ddp": ddp_s, "no_sync": no_sync_s, "allreduce_alone": allreduce_s,
                        "gradient_bytes": 4 * sum(f.numel() for f in flats), "buckets": len(flats)})
@@ -145,22 +149,30 @@ def main():
             r.kill()
     if "error" in result:
         raise SystemExit(f"ddp_breakdown: {args.network}: {result['error']}")
-    med = {k: statistics.median(v) for k, v in result.items() if isinstance(v, list)}
+    ranks_s = {k: result[k] for k in ("ddp", "no_sync", "allreduce_alone")}
+    slowest = {k: [max(r) for r in zip(*v)] for k, v in ranks_s.items()}  # per round, the rank the others waited for
+    med = {k: statistics.median(v) for k, v in slowest.items()}
+    lone = statistics.median(alone)
+    # Each rank's own no_sync steps against the lone process's: the slowdown of sharing the node
+    # alone; the slowest rank's over that is what waiting for the other ranks adds each step.
+    own = statistics.median(statistics.median(r) for r in ranks_s["no_sync"])
     out = {"network": args.network, "batch_per_process": args.batch, "procs": args.procs, "threads": args.threads,
            "gradient_bytes": result["gradient_bytes"], "buckets": result["buckets"],
-           "one_process": summary(alone), "ddp": summary(result["ddp"]), "no_sync": summary(result["no_sync"]),
-           "allreduce_alone": summary(result["allreduce_alone"]),
+           "one_process": summary(alone), "ddp": summary(slowest["ddp"]), "no_sync": summary(slowest["no_sync"]),
+           "allreduce_alone": summary(slowest["allreduce_alone"]), "per_rank_s": ranks_s,
            "communication_in_step_s": med["ddp"] - med["no_sync"],
-           "step_co_run_slowdown": med["no_sync"] / statistics.median(alone),
+           "step_co_run_slowdown": med["no_sync"] / lone,
+           "rank_co_run_slowdown": own / lone,
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "torch": torch.__version__}
     with open(args.output, "w") as f:
         json.dump(out, f, indent=2)
     ms = lambda s: f"{1e3 * s:8.1f} ms"
     print(f"{args.network}, batch {args.batch} per process, {args.procs} processes, {result['gradient_bytes'] / 2**20:.1f} MiB of gradients in {result['buckets']} buckets")
-    print(f"  one process alone        {ms(statistics.median(alone))}  (min {ms(min(alone)).strip()})")
-    print(f"  DDP                      {ms(med['ddp'])}  (min {ms(min(result['ddp'])).strip()})")
-    print(f"  DDP, no_sync             {ms(med['no_sync'])}  (min {ms(min(result['no_sync'])).strip()}): steps {out['step_co_run_slowdown']:.2f}x the lone process's")
-    print(f"  all-reduces alone        {ms(med['allreduce_alone'])}  (min {ms(min(result['allreduce_alone'])).strip()})")
+    print(f"  one process alone        {ms(lone)}  (min {ms(min(alone)).strip()})")
+    print(f"  DDP                      {ms(med['ddp'])}  (min {ms(min(slowest['ddp'])).strip()})")
+    print(f"  DDP, no_sync             {ms(med['no_sync'])}  (min {ms(min(slowest['no_sync'])).strip()}): steps {out['step_co_run_slowdown']:.2f}x the lone process's")
+    print(f"    each rank's own        {ms(own)}: {out['rank_co_run_slowdown']:.2f}x; the rest is waiting for the slowest rank")
+    print(f"  all-reduces alone        {ms(med['allreduce_alone'])}  (min {ms(min(slowest['allreduce_alone'])).strip()})")
     print(f"  DDP minus no_sync        {ms(out['communication_in_step_s'])}: the communication as the step pays it")
     return 0
 

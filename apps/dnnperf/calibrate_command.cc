@@ -42,8 +42,9 @@ constexpr const char* kMemorySizes = "4096,16384,65536,262144,1048576,4194304,16
 constexpr const char* kGpuMemorySizes = ",268435456,1073741824";
 // Seconds kept for the fit after measuring.
 constexpr double kFitReserve = 45;
-// Sixteen reference kernels timed alone and beside co-running processes (~20 s on the 2-core VM).
-constexpr double kCoRunReserve = 25;
+// Training steps of two networks that are not validated, alone and with the ranks sharing the node
+// meeting every step (scripts/torch_sync_steps.py; ~30 s on the 2-core VM).
+constexpr double kCoRunReserve = 40;
 // Real training steps of networks that are not validated (scripts/export_onnx.py COMPOSITION), two
 // runs each: what a whole step costs beyond its kernels, for the prediction intervals (~70 s for
 // the seven on the 2-core VM at batch 4, 64x64).
@@ -156,8 +157,9 @@ void run(const Options& o) {
   const int max_gflop = o.device == "cuda" ? 200 : 2;
   const std::string max_flops = " --max-flops " + std::to_string(max_gflop) + "e9";
   const std::string shapes = o.shapes.empty() ? "sample:600:1:" + std::to_string(max_gflop) : o.shapes;
-  // Data-parallel ranks on one CPU share its caches and memory: after the kernels, the reference
-  // kernels are timed again beside as many processes as the largest --procs count (kCoRunReserve).
+  // Data-parallel ranks on one CPU share its caches and memory, and wait for the slowest every
+  // step: after the kernels, as many ranks as the largest --procs count train side by side
+  // (kCoRunReserve).
   const int most_procs = o.procs.empty() ? 1 : *std::max_element(o.procs.begin(), o.procs.end());
   const bool co_run = o.device == "cpu" && most_procs > 1;
   // What the measurements of GEMMs and convolutions may still take.
@@ -194,16 +196,13 @@ void run(const Options& o) {
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
   if (std::filesystem::exists(cnn_kernels)) files.push_back(cnn_kernels);
   if (std::filesystem::exists(wide_kernels)) files.push_back(wide_kernels);
-  if (co_run && std::filesystem::exists(kernels)) {
-    const std::string list = work + "/co_run_kernels.json";
-    const std::string co_run_file = work + "/torch_cpu_co_run.jsonl";
-    std::ofstream(list) << measured_kernels_section(reference_kernels(fitting::load_compute_data({kernels}).samples)).dump() << "\n";
-    if (run_step("reference kernels beside " + std::to_string(most_procs - 1) + " co-running process(es)",
-                 o.python + " " + quote(script) + " --kernels " + quote(list) + " --co-run " + std::to_string(most_procs) + cold + common +
-                     " -o " + quote(co_run_file)) == 0)
-      files.push_back(co_run_file);
-    else
-      std::cout << "calibrate: the co-running measurement failed (see above); the profile assumes ranks do not slow each other\n";
+  if (co_run) {
+    const std::string co_run_file = work + "/torch_cpu_sync_steps.jsonl";
+    if (run_step("training steps of " + std::to_string(most_procs) + " ranks sharing the node, meeting every step (scripts/torch_sync_steps.py)",
+                 o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_sync_steps.py") + " --procs " + std::to_string(most_procs) +
+                     " --threads " + std::to_string(o.threads) + " --resume -o " + quote(co_run_file)) != 0)
+      std::cout << "calibrate: a co-running measurement failed (see above); fit uses the networks that ran, if any\n";
+    if (std::filesystem::exists(co_run_file)) files.push_back(co_run_file);
   }
   // The networks' own kernels, priced by their measured time in the profile (fit --measured-kernels).
   for (const std::string& network : o.networks) {

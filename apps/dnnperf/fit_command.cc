@@ -1,6 +1,7 @@
 #include "apps/dnnperf/fit_command.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -200,9 +201,52 @@ void print_session_speeds(const std::vector<fitting::SessionSpeed>& sessions) {
             << (none_compared ? " (files that begin with the same anchor kernels, scripts/torch_bench.py --anchors, are put on one speed)" : "") << "\n";
 }
 
+/// Ranks sharing the machine (device.co_run_slowdown, device.sync_wait) from the files' co-running
+/// records, into `profile`; whether there were any.
+bool fit_co_running(const fitting::ComputeData& data, nlohmann::json& profile, const std::string& sources) {
+  nlohmann::json& d = profile["device"];
+  if (!data.co_run_ratios.empty() || !data.step_co_run_ratios.empty())
+    profile["sources"]["device.co_run_slowdown"] = "dnnperf fit on " + bench::utc_now() + " from " + sources;
+  if (!data.step_co_run_ratios.empty()) profile["sources"]["device.sync_wait"] = "dnnperf fit on " + bench::utc_now() + " from " + sources;
+  // Ranks sharing the machine: the median slowdown of whole steps beside co-running ranks where
+  // those were measured (scripts/torch_sync_steps.py), else of kernels timed beside co-running
+  // processes (scripts/torch_bench.py --co-run), which miss what a step's larger footprint shares.
+  const auto quantiles = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const auto at = [&](double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)]; };
+    return std::array<double, 3>{at(0.1), at(0.5), at(0.9)};
+  };
+  const auto others = [](int processes, const char* one, const char* several) {
+    return std::to_string(processes - 1) + " other " + (processes > 2 ? several : one);
+  };
+  for (const auto& [processes, ratios] : data.co_run_ratios) {
+    const auto [p10, p50, p90] = quantiles(ratios);
+    const bool steps = data.step_co_run_ratios.count(processes) > 0;
+    if (!steps) d["co_run_slowdown"][std::to_string(processes)] = p50;
+    std::cout << "co-running: kernels beside " << others(processes, "process", "processes") << " take " << fixed(p50, 3) << "x their time alone (median of "
+              << ratios.size() << "; 10-90%: " << fixed(p10, 2) << "-" << fixed(p90, 2) << "x)"
+              << (steps ? "; whole steps measured too, which price data-parallel ranks" : "; data-parallel ranks on one node are priced so") << "\n";
+  }
+  for (const auto& [processes, ratios] : data.step_co_run_ratios) {
+    const auto [p10, p50, p90] = quantiles(ratios);
+    const auto [w10, w50, w90] = quantiles(data.sync_wait_ratios.at(processes));
+    d["co_run_slowdown"][std::to_string(processes)] = p50;
+    d["sync_wait"][std::to_string(processes)] = w50;
+    std::cout << "co-running: training steps beside " << others(processes, "rank", "ranks") << " take " << fixed(p50, 3) << "x their time alone, and the slowest of "
+              << processes << " ranks' steps " << fixed(w50, 3) << "x a rank's own (medians of " << ratios.size() << " runs; 10-90%: "
+              << fixed(p10, 2) << "-" << fixed(p90, 2) << "x and " << fixed(w10, 2) << "-" << fixed(w90, 2)
+              << "x); data-parallel ranks are priced so (device.co_run_slowdown, device.sync_wait)\n";
+  }
+  return !data.co_run_ratios.empty() || !data.step_co_run_ratios.empty();
+}
+
 /// Fits both compute families to the files' GEMM and convolution records, prints their held-out
-/// errors, and puts the chosen results into `profile`. False if there are no compute records.
-bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
+/// errors, and puts the chosen results into `profile`, with the co-running factors. What it fitted.
+struct ComputeFitted {
+  bool models = false;      // GEMM, convolution and memory models
+  bool co_running = false;  // device.co_run_slowdown, device.sync_wait
+};
+ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
   std::optional<DType> dtype;
   if (!o.dtype.empty() && !(dtype = parse_dtype(o.dtype)))
@@ -221,7 +265,10 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
     const auto& [where, count] = excluded.at(r);
     std::cout << "excluded: " << where << (count > 1 ? " and " + std::to_string(count - 1) + " more" : "") << ": " << r << "\n";
   }
-  if (data.samples.empty()) return false;
+  ComputeFitted fitted;
+  fitted.co_running = fit_co_running(data, profile, sources);
+  if (data.samples.empty()) return fitted;
+  fitted.models = true;
   // Convolutions the framework runs as per-image GEMMs are no convolution kernel's data: each
   // measures its batch of GEMMs, one after another with the weights staying in cache, and they
   // form a class of their own (per_image_gemm), fitted on their per-image GEMMs.
@@ -366,15 +413,6 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
       passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
                       {"dram_slowdown", e.dram_slowdown}, {"short_run_element_s", e.short_run_element_s}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
   }
-  // Ranks sharing the machine: the median slowdown of the kernels timed beside co-running ones.
-  for (auto& [processes, ratios] : data.co_run_ratios) {
-    std::sort(ratios.begin(), ratios.end());
-    const auto at = [&](double q) { return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5)]; };
-    d["co_run_slowdown"][std::to_string(processes)] = at(0.5);
-    std::cout << "co-running: kernels beside " << processes - 1 << " other process" << (processes > 2 ? "es" : "") << " take " << fixed(at(0.5), 3)
-              << "x their time alone (median of " << ratios.size() << "; 10-90%: " << fixed(at(0.1), 2) << "-" << fixed(at(0.9), 2)
-              << "x); data-parallel ranks on one node are priced so\n";
-  }
   // The upper median (the sorted values' middle, or the higher of the two middles), as the
   // host's times are kept.
   const auto median = [](std::vector<double> v) {
@@ -457,7 +495,7 @@ bool fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::jso
             << fixed(analytic.device.launch_overhead_s * 1e6, 2) << " us, bandwidth " << fixed(analytic.device.memory_bandwidth / 1e9, 1)
             << " GB/s (passes beyond ~" << fixed(analytic.device.memory.cache_bytes / 1048576, 1) << " MiB up to "
             << fixed(analytic.device.memory.dram_slowdown, 2) << "x slower) (" << (analytic.converged ? "converged" : analytic.message) << "); regression chosen for " << chosen.size() << " of " << analytic.held_out.size() << " classes\n\n";
-  return true;
+  return fitted;
 }
 
 /// The map of which algorithm a library's choice runs where, one line per rank count.
@@ -483,14 +521,15 @@ void run_fit(const FitOptions& o) {
   nlohmann::json profile = read_json_file(base.path);
   std::string sources;
   for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
-  const bool compute = fit_compute(o, base, profile, sources);
+  const ComputeFitted fitted = fit_compute(o, base, profile, sources);
+  const bool compute = fitted.models;
   // A base profile's step spread was measured against other kernel models: refitted ones need
   // their own (--steps).
   if (compute && profile.contains("device")) profile["device"].erase("step_sigma");
   const fitting::CommData data = fitting::load_comm_data(o.files, o.collective);
   for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) {
-    if (!compute) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
+    if (!compute && !fitted.co_running) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
     fit_step_spread(o, profile);
     write_profile(o, profile);
     return;

@@ -133,6 +133,7 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
     j["host_dispatch_s"] = p.host_dispatch_s;
     j["device_waiting_s"] = p.device_waiting_s;
   }
+  if (p.sync_wait != 1.0) j["sync_wait"] = p.sync_wait;
   j["allreduce_calls"] = p.allreduces.size();
   j["communication_model"] = p.fitted_communication ? "fitted" : "datasheet";
   if (!p.allreduces.empty()) {
@@ -223,6 +224,9 @@ void run_predict(const Options& o) {
     if (const double f = co_run_factor(hw.device, config.plan.devices_per_node); f != 1.0)
       std::cout << "co-running          every kernel " << fixed(f, 3) << "x its time alone: " << config.plan.devices_per_node
                 << " ranks share a node (profile's co_run_slowdown)\n";
+    if (p.sync_wait != 1.0)
+      std::cout << "waiting             the computation " << fixed(p.sync_wait, 3) << "x a rank's own: each step waits for the slowest of "
+                << p.devices << " ranks (profile's sync_wait)\n";
   }
 }
 

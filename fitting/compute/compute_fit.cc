@@ -750,6 +750,37 @@ void read_op_host(const bench::Record& r, const std::string& where, ComputeData&
   d.op_host_seconds[kind].push_back({forward, backward});
 }
 
+/// A sync_step record: its co-running and wait ratios, or an exclusion saying why not. Whether it
+/// was used.
+bool read_sync_step(const bench::Record& r, const std::string& where, ComputeData& d) {
+  if (r.status != "ok") {
+    d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
+    return false;
+  }
+  const int ranks = r.layout.is_object() && r.layout.contains("co_running") && r.layout["co_running"].is_number_integer()
+                        ? r.layout["co_running"].get<int>() : 0;
+  if (ranks < 2) {
+    d.excluded.push_back({where, "sync_step record without a layout co_running of at least 2 ranks"});
+    return false;
+  }
+  const auto seconds = [&](const char* name) {
+    const auto it = r.metrics.find(name);
+    return it != r.metrics.end() && it->is_number() && std::isfinite(it->get<double>()) && it->get<double>() > 0 ? it->get<double>() : -1.0;
+  };
+  const double lone = seconds("lone_median_s"), own = seconds("own_median_s"), slowest = seconds("slowest_median_s");
+  if (lone < 0 || own < 0 || slowest < 0) {
+    d.excluded.push_back({where, "sync_step record without positive metrics lone_median_s, own_median_s and slowest_median_s"});
+    return false;
+  }
+  if (slowest < own) {
+    d.excluded.push_back({where, "sync_step record whose slowest rank's median step is below a rank's own (slowest_median_s < own_median_s)"});
+    return false;
+  }
+  d.step_co_run_ratios[ranks].push_back(own / lone);
+  d.sync_wait_ratios[ranks].push_back(slowest / own);
+  return true;
+}
+
 /// Whether an fp32 convolution record ran with its framework's TF32 switch on: PyTorch's
 /// torch.backends.cudnn.allow_tf32 (on by default), which scripts/torch_bench.py writes into the
 /// run's context (libraries.tf32.cudnn). A CPU has no such math.
@@ -785,6 +816,10 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       if (r.op == "host_op") {
         read_op_host(r, where, d);
         if (r.status == "ok") hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
+        continue;
+      }
+      if (r.op == "sync_step") {
+        if (read_sync_step(r, where, d)) hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
         continue;
       }
       if (r.op != "gemm" && r.op.rfind("conv_", 0) != 0 && r.op.rfind("memory_", 0) != 0) continue;

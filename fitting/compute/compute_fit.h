@@ -51,6 +51,10 @@ struct ComputeData {
   /// (co_running = 1 in the same file where it was timed so, else the samples' time). Neither
   /// kind is a sample.
   std::map<int, std::vector<double>> co_run_ratios;
+  /// Training steps of P ranks meeting before every step (records of op sync_step,
+  /// scripts/torch_sync_steps.py): per P and per record, a rank's own step over a lone process's
+  /// (co-running, of whole steps) and the slowest rank's over a rank's own (the wait). Not samples.
+  std::map<int, std::vector<double>> step_co_run_ratios, sync_wait_ratios;
   /// Per calibration_class(), the host's time to queue one call where the backend measured it
   /// (records' metrics.dispatch_s: scripts/torch_bench.py on CUDA); empty for synchronous devices.
   std::map<std::string, std::vector<double>> dispatch_seconds;

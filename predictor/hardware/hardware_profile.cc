@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <numbers>
 
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
@@ -31,6 +33,27 @@ double fraction(JsonObjectReader& r, const std::string& key, double fallback) {
   const double v = r.real(key, fallback);
   if (!(v > 0 && v <= 1)) r.fail(key, "must be in (0, 1], is " + std::to_string(v));
   return v;
+}
+
+// Per process count (a key of at least 2), a slowdown factor: co_run_slowdown's and sync_wait's
+// form. `low` is the bound a factor must exceed (or, for 1, reach: a wait is never a speed-up).
+std::map<int, double> read_process_factors(JsonObjectReader& r, const std::string& key, double low) {
+  std::map<int, double> factors;
+  if (!r.has(key)) return factors;
+  const json& c = r.at(key);
+  if (!c.is_object()) r.fail(key, "must be an object of process counts and factors, e.g. {\"2\": 1.15}");
+  const std::string range = low > 0 ? "[1, 100]" : "(0, 100]";
+  for (const auto& [count, factor] : c.items()) {
+    char* end = nullptr;
+    const long processes = std::strtol(count.c_str(), &end, 10);
+    if (count.empty() || *end != '\0' || processes < 2 || processes > 1000000)
+      r.fail(key, "key '" + count + "' is not a process count of at least 2");
+    const bool in_range = factor.is_number() && factor.get<double>() <= 100 &&
+                          (low > 0 ? factor.get<double>() >= low : factor.get<double>() > low);
+    if (!in_range) r.fail(key, "factor for " + count + " processes must be a number in " + range);
+    factors[static_cast<int>(processes)] = factor.get<double>();
+  }
+  return factors;
 }
 
 MatrixEfficiency read_matrix(const json& j, const std::string& where, MatrixEfficiency e) {
@@ -107,19 +130,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   }
   d.pointwise_conv_gemm_below_batch = r.integer("pointwise_conv_gemm_below_batch", 0);
   if (d.pointwise_conv_gemm_below_batch < 0) r.fail("pointwise_conv_gemm_below_batch", "must not be negative");
-  if (r.has("co_run_slowdown")) {
-    const json& c = r.at("co_run_slowdown");
-    if (!c.is_object()) r.fail("co_run_slowdown", "must be an object of process counts and factors, e.g. {\"2\": 1.15}");
-    for (const auto& [count, factor] : c.items()) {
-      char* end = nullptr;
-      const long processes = std::strtol(count.c_str(), &end, 10);
-      if (count.empty() || *end != '\0' || processes < 2 || processes > 1000000)
-        r.fail("co_run_slowdown", "key '" + count + "' is not a process count of at least 2");
-      if (!factor.is_number() || !(factor.get<double>() > 0 && factor.get<double>() <= 100))
-        r.fail("co_run_slowdown", "factor for " + count + " processes must be a number in (0, 100]");
-      d.co_run_slowdown[static_cast<int>(processes)] = factor.get<double>();
-    }
-  }
+  d.co_run_slowdown = read_process_factors(r, "co_run_slowdown", 0.0);
+  d.sync_wait = read_process_factors(r, "sync_wait", 1.0);
   if (r.has("host_dispatch_s")) {
     const json& h = r.at("host_dispatch_s");
     if (!h.is_object()) r.fail("host_dispatch_s", "must be an object of kernel classes and seconds, e.g. {\"gemm\": 1.5e-05}");
@@ -230,15 +242,50 @@ std::filesystem::path data_dir() {
 
 }  // namespace
 
-double co_run_factor(const DeviceSpec& d, int processes) {
-  if (processes <= 1 || d.co_run_slowdown.empty()) return 1.0;
-  const auto above = d.co_run_slowdown.lower_bound(processes);
-  if (above == d.co_run_slowdown.end()) return d.co_run_slowdown.rbegin()->second;
+namespace {
+
+// Linear in the process count between measured counts, from 1 at one process.
+double interpolated(const std::map<int, double>& factors, int processes) {
+  const auto above = factors.lower_bound(processes);
   if (above->first == processes) return above->second;
-  const double p0 = above == d.co_run_slowdown.begin() ? 1.0 : std::prev(above)->first;
-  const double f0 = above == d.co_run_slowdown.begin() ? 1.0 : std::prev(above)->second;
+  const double p0 = above == factors.begin() ? 1.0 : std::prev(above)->first;
+  const double f0 = above == factors.begin() ? 1.0 : std::prev(above)->second;
   const double share = (processes - p0) / (above->first - p0);
   return f0 + share * (above->second - f0);
+}
+
+}  // namespace
+
+double co_run_factor(const DeviceSpec& d, int processes) {
+  if (processes <= 1 || d.co_run_slowdown.empty()) return 1.0;
+  if (processes > d.co_run_slowdown.rbegin()->first) return d.co_run_slowdown.rbegin()->second;
+  return interpolated(d.co_run_slowdown, processes);
+}
+
+double expected_maximum_of_normals(int n) {
+  if (n <= 1) return 0.0;
+  // E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by Simpson's rule; the integrand's mass
+  // lies within a few units of sqrt(2 ln n) (under 5 for a million ranks), well inside [-12, 12].
+  constexpr int kIntervals = 4800;
+  constexpr double kFrom = -12, kTo = 12, kH = (kTo - kFrom) / kIntervals;
+  const auto f = [n](double x) {
+    const double phi = std::exp(-0.5 * x * x) / std::sqrt(2 * std::numbers::pi);
+    const double cdf = 0.5 * std::erfc(-x / std::numbers::sqrt2);
+    return cdf <= 0 ? 0.0 : x * n * phi * std::exp((n - 1) * std::log(cdf));
+  };
+  double sum = f(kFrom) + f(kTo);
+  for (int i = 1; i < kIntervals; ++i) sum += (i % 2 ? 4 : 2) * f(kFrom + i * kH);
+  return sum * kH / 3;
+}
+
+double sync_wait_factor(const DeviceSpec& d, int ranks) {
+  if (ranks <= 1 || d.sync_wait.empty()) return 1.0;
+  const auto& [largest, factor] = *d.sync_wait.rbegin();
+  if (ranks <= largest) return interpolated(d.sync_wait, ranks);
+  // Beyond the measured counts: ranks whose steps wander independently with the spread the
+  // largest measurement implies, the step lasting as long as the slowest.
+  const double spread = (factor - 1) / expected_maximum_of_normals(largest);
+  return 1 + spread * expected_maximum_of_normals(ranks);
 }
 
 std::string_view math_mode_name(MathMode mode) {

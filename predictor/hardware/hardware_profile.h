@@ -98,6 +98,13 @@ struct DeviceSpec {
   /// each other's kernels: at P processes per node kernels take co_run_slowdown[P] times their
   /// time alone (measured: scripts/torch_bench.py --co-run P, fitted by `dnnperf fit`); empty: 1.
   std::map<int, double> co_run_slowdown;
+  /// Data-parallel ranks meet every training step in the gradient all-reduce, so a step lasts as
+  /// long as the slowest rank's; where a rank's step time wanders from step to step (a shared
+  /// machine's other work, the OS), the slowest of P takes longer than a typical one. At P ranks
+  /// a step's computation takes sync_wait[P] times one rank's own (measured on steps of networks
+  /// that are not validated: scripts/torch_sync_steps.py, fitted by `dnnperf fit`); empty: 1.
+  /// Beyond the measured counts, see sync_wait_factor().
+  std::map<int, double> sync_wait;
   /// Seconds the framework's host takes to queue one kernel, per calibration_class() ("gemm",
   /// "conv_forward", "pass:batch_norm", "memory", ...), for devices that run kernels
   /// asynchronously (GPUs): the host queues kernels one after another while the device runs them,
@@ -129,6 +136,17 @@ struct DeviceSpec {
 /// The factor for `processes` sharing the device: the measured one, linear between measured
 /// counts (and from 1 at one process), the largest measured one beyond them; 1 with none.
 double co_run_factor(const DeviceSpec& device, int processes);
+
+/// The wait for the slowest of `ranks` data-parallel ranks, as a factor on a step's computation:
+/// the measured one, linear between measured counts (and from 1 at one rank); beyond the largest
+/// measured count P, ranks are taken to wander independently and normally, with the relative
+/// spread s that P's factor implies (w_P = 1 + s E[max of P]), so w_N = 1 + s E[max of N]: the
+/// wait grows as sqrt(2 ln N), to about 4.9 s at a million ranks. 1 with none measured.
+double sync_wait_factor(const DeviceSpec& device, int ranks);
+
+/// E[max of n independent standard normal variables]: 0 for one, 0.564 for two, 1.029 for four,
+/// 3.241 for a thousand (exact to 1e-6 for n up to a million).
+double expected_maximum_of_normals(int n);
 
 /// A point-to-point path: bandwidth in bytes/s per direction and per endpoint, latency in s.
 struct LinkSpec {

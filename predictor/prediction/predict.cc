@@ -279,9 +279,20 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   p.layers.resize(graph.ops().size());
   for (std::size_t i = 0; i < graph.ops().size(); ++i) p.layers[i].op = static_cast<int>(i);
 
+  // Ranks that meet every training step wait for the slowest (DeviceSpec::sync_wait): the
+  // computation between meetings stretches, on every rank alike.
+  const double wait = config.inference ? 1.0 : sync_wait_factor(hw.device, config.plan.data_parallel());
+  const auto stretched = [wait](const std::vector<double>& seconds) {
+    std::vector<double> out(seconds);
+    for (double& s : out) s *= wait;
+    return out;
+  };
+  const std::vector<double> seconds = stretched(step.seconds), low = stretched(step.low), high = stretched(step.high);
+  p.sync_wait = wait;
+
   for (std::size_t i = 0; i < step.kernels.size(); ++i) {
     const Kernel& k = step.kernels[i];
-    const double s = step.seconds[i];
+    const double s = seconds[i];
     LayerTime& layer = p.layers[static_cast<std::size_t>(k.op)];
     switch (k.phase) {
       case Phase::forward: layer.forward_s += s; p.forward_s += s; break;
@@ -307,14 +318,14 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   } else {
     ParallelPlan plan = config.plan;
     plan.communication_on_compute_cores = hw.device.kind == "cpu";
-    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, step.seconds, plan,
+    DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, seconds, plan,
                                                       allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element,
                                                       step.copy_seconds_per_byte);
     if (step.calibrated) {
       // The interval: every kernel at the step's bounds (price_step), every all-reduce at its own.
-      p.iteration_low_s = simulate_data_parallel(graph, step.kernels, step.low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
+      p.iteration_low_s = simulate_data_parallel(graph, step.kernels, low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
-      p.iteration_high_s = simulate_data_parallel(graph, step.kernels, step.high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
+      p.iteration_high_s = simulate_data_parallel(graph, step.kernels, high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
                                                   step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
     }
     p.fitted_communication = !hw.communication.empty();

@@ -54,6 +54,10 @@ struct Prediction {
   /// part of compute_s that is the host's, not the kernels'). Zero otherwise.
   double host_dispatch_s = 0;
   double device_waiting_s = 0;
+  /// The factor on the computation for waiting, each training step, for the slowest of the
+  /// data-parallel ranks (sync_wait_factor(); 1 without a measured DeviceSpec::sync_wait). The
+  /// phase and layer times above include it.
+  double sync_wait = 1;
   std::vector<AllReduceCall> allreduces;
   bool fitted_communication = false;  // all-reduces priced by fitted models
   std::optional<std::int64_t> iterations_per_epoch;

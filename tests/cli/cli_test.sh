@@ -177,6 +177,23 @@ assert abs(compute(both,'1')/compute(alone,'1')-1)<1e-9, 'one rank'" "$bin" "$tm
 /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert p['communication'] and 'compute_regression' in p" "$tmp/both.json" \
   && echo "ok   fit_both_sections" || { echo "FAIL fit_both_sections"; fail=1; }
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
+# Synchronised steps alone (scripts/torch_sync_steps.py) update a calibrated profile: whole steps'
+# co-running replaces the kernels', the wait is added, and a two-rank prediction says so.
+syncsteps="$src/data/measurements/cpu-vm-2core-2026-12-01-sync/torch_cpu_sync_steps.jsonl"
+check fit_sync_steps 0 'co-running: training steps beside 1 other rank take 1\.[0-9]*x their time alone, and the slowest of 2 ranks' -- \
+  "$bin" fit "$syncsteps" --hardware "$tmp/both.json" -o "$tmp/synced.json"
+/usr/bin/python3 -c "
+import json,statistics,sys
+d=json.load(open(sys.argv[1]))['device']
+rs=[json.loads(l) for l in open(sys.argv[2])]; m=[r['metrics'] for r in rs if r.get('type')=='record']
+assert abs(d['sync_wait']['2']-statistics.median_high([x['slowest_median_s']/x['own_median_s'] for x in m]))<1e-9, d['sync_wait']
+assert abs(d['co_run_slowdown']['2']-statistics.median_high([x['own_median_s']/x['lone_median_s'] for x in m]))<1e-9, d['co_run_slowdown']
+assert json.load(open(sys.argv[3]))['compute_regression']==json.load(open(sys.argv[1]))['compute_regression']" "$tmp/synced.json" "$syncsteps" "$tmp/both.json" \
+  && echo "ok   fit_sync_steps_fields" || { echo "FAIL fit_sync_steps_fields"; fail=1; }
+check predict_sync_wait 0 'waiting             the computation 1\.[0-9]*x a rank.s own: each step waits for the slowest of 2 ranks' -- \
+  "$bin" predict -n resnet18 -b 2 --input 32 --hardware "$tmp/synced.json" --gpus-per-node 2
+"$bin" predict -n resnet18 -b 2 --input 32 --hardware "$tmp/synced.json" --gpus-per-node 2 --inference | grep -q "waiting" \
+  && { echo "FAIL predict_sync_wait_inference"; fail=1; } || echo "ok   predict_sync_wait_inference"
 # fit --steps: whole steps of other networks against their kernels. Runs made here at e^r times
 # the prediction, at half the machine's calibrated speed (the reference kernels kept beside them
 # at twice their time): the step spread is sqrt(mean(r^2 - s^2)), s the kernels' own spread, and

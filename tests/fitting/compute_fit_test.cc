@@ -537,6 +537,38 @@ TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Synchronised training steps give a co-running and a wait ratio per rank count; bad ones are named", "[fitting][compute]") {
+  const auto record = [](int ranks, const nlohmann::json& metrics) {
+    return h200_record(0.12, {{"op", "sync_step"}, {"params", {{"network", "resnet34"}, {"batch", 4}, {"input", 64}}},
+                              {"layout", {{"device", "cpu"}, {"threads", 1}, {"co_running", ranks}}}, {"metrics", metrics}});
+  };
+  const std::string path = write_measurements("dnnperf_sync_step_test.jsonl", {
+      record(2, {{"lone_median_s", 0.100}, {"own_median_s", 0.110}, {"slowest_median_s", 0.1155}}),
+      record(4, {{"lone_median_s", 0.100}, {"own_median_s", 0.130}, {"slowest_median_s", 0.143}}),
+      record(1, {{"lone_median_s", 0.100}, {"own_median_s", 0.110}, {"slowest_median_s", 0.12}}),
+      record(2, {{"lone_median_s", 0.100}, {"own_median_s", 0.110}}),
+      record(2, {{"lone_median_s", 0.100}, {"own_median_s", 0.120}, {"slowest_median_s", 0.110}})});
+  const ComputeData d = load_compute_data({path});
+  CHECK(d.samples.empty());
+  CHECK(d.co_run_ratios.empty());  // kernels' co-running is another measurement
+  REQUIRE(d.step_co_run_ratios.size() == 2);
+  REQUIRE(d.step_co_run_ratios.at(2).size() == 1);
+  CHECK(d.step_co_run_ratios.at(2)[0] == Approx(1.10));
+  REQUIRE(d.sync_wait_ratios.at(2).size() == 1);
+  CHECK(d.sync_wait_ratios.at(2)[0] == Approx(1.05));
+  REQUIRE(d.step_co_run_ratios.at(4).size() == 1);
+  CHECK(d.step_co_run_ratios.at(4)[0] == Approx(1.30));
+  REQUIRE(d.sync_wait_ratios.at(4).size() == 1);
+  CHECK(d.sync_wait_ratios.at(4)[0] == Approx(1.10));
+  CHECK(d.device == "cpu");
+  REQUIRE(d.excluded.size() == 3);
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("record 3"));
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("co_running of at least 2 ranks"));
+  CHECK_THAT(d.excluded[1].reason, Catch::Contains("slowest_median_s"));
+  CHECK_THAT(d.excluded[2].reason, Catch::Contains("slowest rank's median step is below a rank's own"));
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choice is the sample", "[fitting][compute]") {
   const nlohmann::json conv = {{"n", 8}, {"c", 64}, {"h", 28}, {"w", 28}, {"k", 64}, {"r", 3}, {"s", 3}, {"stride_h", 1}, {"stride_w", 1},
                                {"pad_h", 1}, {"pad_w", 1}, {"dilation_h", 1}, {"dilation_w", 1}, {"groups", 1}};

@@ -2,9 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <limits>
-#include <fstream>
+#include <numbers>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -375,6 +376,37 @@ TEST_CASE("Processes sharing a CPU slow each other's kernels by the measured fac
   CHECK_THROWS_WITH(load_hardware_profile(key), Catch::Contains("device: field 'co_run_slowdown' key 'two' is not a process count of at least 2"));
   const std::string factor = write_variant("corun_factor", [](nlohmann::json& j) { j["device"]["co_run_slowdown"] = {{"2", -1}}; });
   CHECK_THROWS_WITH(load_hardware_profile(factor), Catch::Contains("factor for 2 processes must be a number in (0, 100]"));
+}
+
+TEST_CASE("The expected maximum of n standard normals", "[hardware]") {
+  CHECK(expected_maximum_of_normals(1) == 0.0);
+  // E[max of 2] = 1/sqrt(pi); tabulated values for 4, 10 and 1000 (e.g. Harter 1961).
+  CHECK(expected_maximum_of_normals(2) == Approx(1 / std::sqrt(std::numbers::pi)).epsilon(1e-6));
+  CHECK(expected_maximum_of_normals(4) == Approx(1.029375).epsilon(1e-5));
+  CHECK(expected_maximum_of_normals(10) == Approx(1.538753).epsilon(1e-5));
+  CHECK(expected_maximum_of_normals(1000) == Approx(3.241436).epsilon(1e-5));
+  CHECK(expected_maximum_of_normals(1000000) > expected_maximum_of_normals(1000));
+}
+
+TEST_CASE("Ranks meeting every step wait for the slowest: measured, between and beyond", "[hardware]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  CHECK(sync_wait_factor(d, 64) == 1.0);  // nothing measured: no wait
+  d.sync_wait = {{2, 1.04}};
+  CHECK(sync_wait_factor(d, 1) == 1.0);
+  CHECK(sync_wait_factor(d, 2) == Approx(1.04));
+  // Beyond: the spread 2 ranks imply (0.04 / E[max of 2]) times E[max of N].
+  const double spread = 0.04 / expected_maximum_of_normals(2);
+  CHECK(sync_wait_factor(d, 4) == Approx(1 + spread * 1.029375).epsilon(1e-6));
+  CHECK(sync_wait_factor(d, 1000) == Approx(1 + spread * 3.241436).epsilon(1e-6));
+  d.sync_wait = {{2, 1.04}, {4, 1.10}};
+  CHECK(sync_wait_factor(d, 3) == Approx(1.07));  // between measured counts
+  CHECK(sync_wait_factor(d, 8) > 1.10);           // the largest count's spread carries on
+  const std::string good = write_variant("wait", [](nlohmann::json& j) { j["device"]["sync_wait"] = {{"2", 1.045}}; });
+  CHECK(load_hardware_profile(good).device.sync_wait.at(2) == 1.045);
+  const std::string below = write_variant("wait_below", [](nlohmann::json& j) { j["device"]["sync_wait"] = {{"2", 0.97}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(below), Catch::Contains("device: field 'sync_wait' factor for 2 processes must be a number in [1, 100]"));
+  const std::string key = write_variant("wait_key", [](nlohmann::json& j) { j["device"]["sync_wait"] = {{"1", 1.1}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(key), Catch::Contains("field 'sync_wait' key '1' is not a process count of at least 2"));
 }
 
 TEST_CASE("A profile's host dispatch times are read per kernel class and checked", "[hardware]") {

@@ -299,3 +299,30 @@ TEST_CASE("The host's spread widens the interval of a host-bound step", "[predic
   CHECK(spread_host.iteration_high_s > exact_host.iteration_high_s);
   CHECK(spread_host.iteration_low_s == Approx(exact_host.host_dispatch_s * std::exp(-1.96 * 0.2)).epsilon(0.05));  // host-bound: the host's bound
 }
+
+TEST_CASE("Data-parallel ranks wait for the slowest: the computation stretches by the profile's sync_wait", "[prediction]") {
+  const Graph g = network("resnet18", 4);
+  HardwareProfile hw = find_hardware_profile("cpu");
+  const Prediction plain = predict(g, hw, on(1, 2));
+  CHECK(plain.sync_wait == 1.0);
+  hw.device.sync_wait = {{2, 1.05}};
+  const Prediction waiting = predict(g, hw, on(1, 2));
+  CHECK(waiting.sync_wait == Approx(1.05));
+  CHECK(waiting.compute_s == Approx(1.05 * plain.compute_s));
+  CHECK(waiting.forward_s + waiting.backward_s + waiting.update_s == Approx(waiting.compute_s));
+  // CPU: the all-reduces follow backward, so the step is the stretched computation plus them.
+  CHECK(waiting.iteration_s - waiting.compute_s == Approx(plain.iteration_s - plain.compute_s));
+  // More ranks wait longer (beyond the measured 2: the spread it implies); one rank and inference never wait.
+  const Prediction many = predict(g, hw, on(16, 2));
+  CHECK(many.sync_wait > 1.05);
+  CHECK(predict(g, hw, on(1, 1)).sync_wait == 1.0);
+  RunConfig inference = on(1, 2);
+  inference.inference = true;
+  CHECK(predict(g, hw, inference).sync_wait == 1.0);
+  // A weak-scaling sweep prices the step once and stretches it per node count.
+  const auto points = scale([](std::int64_t b) { return network("resnet18", b); }, hw, on(1, 2), 4, {1, 4, 64}, Scaling::weak);
+  REQUIRE(points.size() == 3);
+  CHECK(points[0].prediction.sync_wait == Approx(1.05));
+  CHECK(points[1].prediction.sync_wait < points[2].prediction.sync_wait);
+  CHECK(points[2].prediction.compute_s == Approx(points[0].prediction.compute_s * points[2].prediction.sync_wait / 1.05));
+}

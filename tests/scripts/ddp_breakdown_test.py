@@ -7,14 +7,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_check import check, finish  # noqa: E402
+
 script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "ddp_breakdown.py")
-failures = 0
-
-
-def check(name, ok, detail=""):
-    global failures
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
-    failures += not ok
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -30,6 +26,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check("gradients", d["gradient_bytes"] == 4 * 11689512 and d["buckets"] == 3, f"{d['gradient_bytes']} bytes in {d['buckets']}")
         check("derived", abs(d["communication_in_step_s"] - (d["ddp"]["median_s"] - d["no_sync"]["median_s"])) < 1e-12
               and abs(d["step_co_run_slowdown"] * d["one_process"]["median_s"] - d["no_sync"]["median_s"]) < 1e-9, json.dumps(d)[:400])
+        # Every rank's own times are kept; a round's time is its slowest rank's, so never below a rank's own.
+        ranks = d["per_rank_s"]["no_sync"]
+        check("per_rank", len(ranks) == 2 and all(len(r) == 2 for r in ranks)
+              and d["no_sync"]["samples_s"] == [max(a, b) for a, b in zip(*ranks)]
+              and d["rank_co_run_slowdown"] <= d["step_co_run_slowdown"] + 1e-12, json.dumps(d)[:600])
     r = subprocess.run(["/usr/bin/python3", script, "--network", "resnet18", "--batch", "1", "--input", "32,32", "-o", os.path.join(tmp, "x.json")],
                        capture_output=True, text=True, timeout=120)
     check("untrainable_size_named", r.returncode != 0 and "resnet18 does not train at batch 1, input [32, 32]: Expected more than 1 value" in r.stderr,
@@ -41,4 +42,4 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True, timeout=120)
     check("one_process_refused", r.returncode != 0 and "--procs at least 2" in r.stderr, r.stdout + r.stderr)
 
-sys.exit(1 if failures else 0)
+finish()

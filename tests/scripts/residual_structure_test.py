@@ -10,6 +10,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_check import check, finish  # noqa: E402
+
 script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "residual_structure.py")
 
 
@@ -29,14 +32,6 @@ def write_points(path, residual):
 def run(*args):
     return subprocess.run(["/usr/bin/python3", script, *args], capture_output=True, text=True)
 
-
-failures = 0
-
-
-def check(name, ok, detail):
-    global failures
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
-    failures += not ok
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -58,4 +53,4 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run(noisy, "--family", "regression")
     check("no_family_points", r.returncode != 0 and "no GEMM or convolution points of family 'regression'" in r.stderr, r.stdout + r.stderr)
 
-sys.exit(1 if failures else 0)
+finish()
