@@ -210,6 +210,10 @@ void run_validate(const ValidateOptions& o) {
           c["predicted_s"] = p.iteration_s;
           c["predicted_low_s"] = p.iteration_low_s;
           c["predicted_high_s"] = p.iteration_high_s;
+          if (procs > 1) {  // what sharing the node and meeting every step added
+            c["co_run_slowdown"] = co_run_factor(hw.device, procs);
+            c["sync_wait"] = p.sync_wait;
+          }
           const StepTimes a = ground_truth(o, network, batch, procs, 0);
           const StepTimes b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
@@ -307,6 +311,10 @@ void run_validate(const ValidateOptions& o) {
                                        : " (intervals -" + fixed(result["interval_width_percent"]["below"]["mean"], 0) + "% to +" +
                                              fixed(result["interval_width_percent"]["above"]["mean"], 0) + "% on average)")
               << "\n";
+  if (const int most = *std::max_element(o.procs.begin(), o.procs.end()); most > 1 && !errors.empty())
+    std::cout << "data-parallel cases: every kernel at " << fixed(co_run_factor(hw.device, most), 3) << "x (ranks sharing the node, device.co_run_slowdown), "
+              << "the computation at " << fixed(o.inference ? 1.0 : sync_wait_factor(hw.device, most), 3)
+              << "x (waiting for the slowest rank every step, device.sync_wait) at " << most << " processes; 1 where not measured\n";
   if (!phase_rows.empty()) {
     std::cout << "\nper phase (timed apart, phase by phase; backward includes the all-reduces it waits for)\n"
               << std::left << std::setw(nw) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs";

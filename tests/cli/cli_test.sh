@@ -194,6 +194,9 @@ check predict_sync_wait 0 'waiting             the computation 1\.[0-9]*x a rank
   "$bin" predict -n resnet18 -b 2 --input 32 --hardware "$tmp/synced.json" --gpus-per-node 2
 "$bin" predict -n resnet18 -b 2 --input 32 --hardware "$tmp/synced.json" --gpus-per-node 2 --inference | grep -q "waiting" \
   && { echo "FAIL predict_sync_wait_inference"; fail=1; } || echo "ok   predict_sync_wait_inference"
+check validate_sync_wait 0 'data-parallel cases: every kernel at 1\.[0-9]+x .* the computation at 1\.0[0-9]+x \(waiting for the slowest rank' -- \
+  "$bin" validate --hardware "$tmp/synced.json" --networks resnet18 --batch 4 --input 64 --procs 2 \
+  --measured "$src/data/measurements/cpu-vm-2core-2026-12-01-sync/validation/ground_truth"
 # fit --steps: whole steps of other networks against their kernels. Runs made here at e^r times
 # the prediction, at half the machine's calibrated speed (the reference kernels kept beside them
 # at twice their time): the step spread is sqrt(mean(r^2 - s^2)), s the kernels' own spread, and
