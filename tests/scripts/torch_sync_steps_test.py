@@ -53,9 +53,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("bad_size_refused", r.returncode != 0 and "--input at least 32" in r.stderr, r.stderr)
 
 # A rank that fails (here: a network no rank can build) is named, and no rank is left waiting.
-probe = ("import sys; sys.path.insert(0, sys.argv[1]); import torch_sync_steps as t\n"
-         "try:\n    t.run_ranks(2, 'no_such_net', 2, 32, 1, 3, 0)\nexcept RuntimeError as e:\n    print(e)\n")
-r = subprocess.run(["/usr/bin/python3", "-c", probe, os.path.dirname(script)], capture_output=True, text=True, timeout=300)
+probe = ("import sys\nsys.path.insert(0, sys.argv[1])\nimport torch_sync_steps as t\n"
+         "if __name__ == '__main__':\n    try:\n        t.run_ranks(2, 'no_such_net', 2, 32, 1, 3, 0)\n"
+         "    except RuntimeError as e:\n        print(e)\n")
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "probe.py")
+    with open(path, "w") as f:
+        f.write(probe)
+    r = subprocess.run(["/usr/bin/python3", path, os.path.dirname(os.path.abspath(script))], capture_output=True, text=True, timeout=300)
 check("failing_rank_named", r.returncode == 0 and "no_such_net: rank" in r.stdout and "failed: KeyError" in r.stdout, r.stdout + r.stderr)
 
 finish()
