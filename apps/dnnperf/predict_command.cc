@@ -1,9 +1,11 @@
 #include "apps/dnnperf/predict_command.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -246,13 +248,13 @@ void run_scale(const Options& o) {
   if (!o.csv.empty()) {
     std::ofstream csv(o.csv);
     if (!csv) throw InputError(o.csv + ": cannot write the CSV file");
-    csv << "nodes,devices,batch_per_device,global_batch,iteration_s,samples_per_s,speedup,efficiency,compute_s,comm_s,comm_exposed_s,memory_per_device_bytes,fits_in_memory\n";
+    csv << "nodes,devices,batch_per_device,global_batch,iteration_s,samples_per_s,speedup,efficiency,compute_s,comm_s,comm_exposed_s,memory_per_device_bytes,fits_in_memory,sync_wait\n";
     csv << std::setprecision(9);
     for (const ScalePoint& s : points) {
       const Prediction& p = s.prediction;
       csv << s.nodes << "," << p.devices << "," << p.batch_per_device << "," << p.global_batch << "," << p.iteration_s << ","
           << p.samples_per_s << "," << s.speedup << "," << s.efficiency << "," << p.compute_s << "," << p.comm_s << ","
-          << p.comm_exposed_s << "," << p.memory.total() << "," << (p.memory.fits() ? 1 : 0) << "\n";
+          << p.comm_exposed_s << "," << p.memory.total() << "," << (p.memory.fits() ? 1 : 0) << "," << p.sync_wait << "\n";
     }
   }
   if (o.json) {
@@ -271,21 +273,27 @@ void run_scale(const Options& o) {
     return;
   }
   const Prediction& first = points.front().prediction;
+  // The wait for the slowest rank, where the profile measured it (DeviceSpec::sync_wait).
+  const bool waits = std::any_of(points.begin(), points.end(), [](const ScalePoint& s) { return s.prediction.sync_wait != 1.0; });
   std::cout << g.name() << " on " << hw.name << " nodes of " << first.config.plan.devices_per_node << ", " << o.scaling
             << " scaling, batch " << o.batch << (scaling == Scaling::weak ? " per device" : " global") << ", "
             << precision_name(first.config.precision) << ", " << optimizer_name(first.config.optimizer) << ", gradients "
             << sync_name(first.config.plan.sync) << "\n\n";
   std::cout << std::right << std::setw(7) << "nodes" << std::setw(8) << "GPUs" << std::setw(8) << "batch" << std::setw(14)
             << "iteration ms" << std::setw(14) << "samples/s" << std::setw(9) << "speedup" << std::setw(8) << "eff %"
-            << std::setw(12) << "compute ms" << std::setw(13) << "exposed ms" << std::setw(10) << "mem GiB" << "\n";
+            << std::setw(12) << "compute ms" << std::setw(13) << "exposed ms" << std::setw(10) << "mem GiB" << (waits ? "    wait" : "") << "\n";
   for (const ScalePoint& s : points) {
     const Prediction& p = s.prediction;
     std::cout << std::setw(7) << s.nodes << std::setw(8) << p.devices << std::setw(8) << p.batch_per_device << std::setw(14)
               << ms(p.iteration_s) << std::setw(14) << fixed(p.samples_per_s, 0) << std::setw(9) << fixed(s.speedup, 1)
               << std::setw(8) << fixed(100 * s.efficiency, 1) << std::setw(12) << ms(p.compute_s) << std::setw(13)
               << ms(p.comm_exposed_s) << std::setw(10) << fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1)
+              << (waits ? (std::ostringstream() << std::setw(7) << fixed(p.sync_wait, 3) << "x").str() : "")
               << (p.memory.fits() ? "" : "  does not fit") << "\n";
   }
+  if (waits)
+    std::cout << "\nwait: the computation's factor for waiting, every step, for the slowest rank (profile's sync_wait, measured at "
+              << hw.device.sync_wait.rbegin()->first << " ranks; beyond, the slowest of that many independently wandering ranks)\n";
   if (!o.csv.empty()) std::cout << "\nwrote " << o.csv << " (plot it: /usr/bin/python3 scripts/plot_scaling.py " << o.csv << ")\n";
 }
 

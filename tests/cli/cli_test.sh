@@ -197,6 +197,12 @@ check predict_sync_wait 0 'waiting             the computation 1\.[0-9]*x a rank
 check validate_sync_wait 0 'data-parallel cases: every kernel at 1\.[0-9]+x .* the computation at 1\.0[0-9]+x \(waiting for the slowest rank' -- \
   "$bin" validate --hardware "$tmp/synced.json" --networks resnet18 --batch 4 --input 64 --procs 2 \
   --measured "$src/data/measurements/cpu-vm-2core-2026-12-01-sync/validation/ground_truth"
+"$bin" scale -n resnet18 -b 2 --input 32 --hardware "$tmp/synced.json" --gpus-per-node 2 --nodes 1,4,64 --csv "$tmp/wait.csv" > "$tmp/wait.txt" \
+  && grep -q "wait: the computation's factor for waiting" "$tmp/wait.txt" && /usr/bin/python3 -c "
+import csv,sys
+w=[float(r['sync_wait']) for r in csv.DictReader(open(sys.argv[1]))]
+assert len(w)==3 and 1<w[0]<w[1]<w[2], w" "$tmp/wait.csv" \
+  && echo "ok   scale_sync_wait" || { echo "FAIL scale_sync_wait"; cat "$tmp/wait.txt"; fail=1; }
 # fit --steps: whole steps of other networks against their kernels. Runs made here at e^r times
 # the prediction, at half the machine's calibrated speed (the reference kernels kept beside them
 # at twice their time): the step spread is sqrt(mean(r^2 - s^2)), s the kernels' own spread, and
