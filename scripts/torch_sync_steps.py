@@ -10,10 +10,11 @@ step lasts as long as its slowest rank. Two costs follow on a node that P ranks 
 Kernels timed beside co-running processes (torch_bench.py --co-run) see a little of the first and
 nothing of the second. Here P processes each train a network that dnnperf does not validate
 (export_onnx.py's COMPOSITION networks) and meet at a barrier before every step, as ranks meet in
-the all-reduce; between them, step by step, the first trains alone while the others wait. Per network one record
+the all-reduce; between their shared steps, in pairs, the first trains alone while the others
+wait, so that the machine's drift falls on both kinds. Per network one record
 (docs/measurement-format.md, op sync_step, layout co_running = P) keeps every rank's own steps and
 the medians
-    lone_median_s      one process alone (both lone runs)
+    lone_median_s      the first rank's steps alone
     own_median_s       median over ranks of each rank's median step: co-running
     slowest_median_s   median over steps of the slowest rank's step: what a synchronised step lasts
 from which `dnnperf fit` takes device.co_run_slowdown (own / lone) and device.sync_wait

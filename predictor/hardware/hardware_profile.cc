@@ -36,7 +36,8 @@ double fraction(JsonObjectReader& r, const std::string& key, double fallback) {
 }
 
 // Per process count (a key of at least 2), a slowdown factor: co_run_slowdown's and sync_wait's
-// form. `low` is the bound a factor must exceed (or, for 1, reach: a wait is never a speed-up).
+// form. `low` 0: factors above 0 (sharing a node may even speed a rank up, in principle); `low` 1:
+// factors of at least 1 (waiting for the slowest rank never shortens a step).
 std::map<int, double> read_process_factors(JsonObjectReader& r, const std::string& key, double low) {
   std::map<int, double> factors;
   if (!r.has(key)) return factors;
