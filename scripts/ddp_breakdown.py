@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_train  # noqa: E402  (its allocator policy applies before torch allocates)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
+from dnnperf_py.spawned import spawned  # noqa: E402
 
 
 def timed_steps(model, x, y, opt, count, context=None):
@@ -132,21 +132,13 @@ def main():
     except (ValueError, RuntimeError) as e:  # e.g. a batch norm left with one value per channel
         raise SystemExit(f"ddp_breakdown: {args.network} does not train at batch {args.batch}, input {args.input}: {str(e).splitlines()[0]}")
     del model, opt
-    context = mp.get_context("spawn")
-    queue = context.Queue()
-    ranks = [context.Process(target=rank_main, args=(r, args, queue)) for r in range(args.procs)]
-    for r in ranks:
-        r.start()
     # A rank that fails reports before the others time out in their collectives (120 s); one
     # killed outright reports nothing, and the wait ends all the same.
-    try:
-        result = queue.get(timeout=600 + 60 * args.rounds)
-    except Exception:  # queue.Empty
-        result = {"error": "no result from the ranks (one was killed?)"}
-    for r in ranks:
-        r.join(timeout=150)
-        if r.is_alive():
-            r.kill()
+    with spawned(rank_main, (args,), args.procs, join_timeout=150) as queue:
+        try:
+            result = queue.get(timeout=600 + 60 * args.rounds)
+        except Exception:  # queue.Empty
+            result = {"error": "no result from the ranks (one was killed?)"}
     if "error" in result:
         raise SystemExit(f"ddp_breakdown: {args.network}: {result['error']}")
     ranks_s = {k: result[k] for k in ("ddp", "no_sync", "allreduce_alone")}

@@ -39,6 +39,7 @@ import torch  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
+from dnnperf_py.spawned import spawned  # noqa: E402
 import socket  # noqa: E402
 
 DEFAULT_NETWORKS = "resnet34,mnasnet1_0"
@@ -85,14 +86,9 @@ def _rank(rank, network, batch, side, threads, steps, warmup, barrier, queue):
 def run_ranks(procs, network, batch, side, threads, steps, warmup):
     """Per rank, its step times alone (rank 0 only) and together, from `procs` processes meeting
     before each step."""
-    context = mp.get_context("spawn")
-    barrier, queue = context.Barrier(procs), context.Queue()
-    workers = [context.Process(target=_rank, args=(r, network, batch, side, threads, steps, warmup, barrier, queue))
-               for r in range(procs)]
-    for w in workers:
-        w.start()
+    barrier = mp.get_context("spawn").Barrier(procs)
     results = {}
-    try:
+    with spawned(_rank, (network, batch, side, threads, steps, warmup, barrier), procs) as queue:
         for _ in range(procs):
             try:
                 rank, seconds = queue.get(timeout=900)
@@ -101,11 +97,6 @@ def run_ranks(procs, network, batch, side, threads, steps, warmup):
             if isinstance(seconds, str):
                 raise RuntimeError(f"{network}: rank {rank} of {procs} failed: {seconds}")
             results[rank] = seconds
-    finally:
-        for w in workers:
-            w.join(timeout=30)
-            if w.is_alive():
-                w.kill()
     return [results[r] for r in range(procs)]
 
 

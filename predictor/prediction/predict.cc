@@ -282,12 +282,16 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   // Ranks that meet every training step wait for the slowest (DeviceSpec::sync_wait): the
   // computation between meetings stretches, on every rank alike.
   const double wait = config.inference ? 1.0 : sync_wait_factor(hw.device, config.plan.data_parallel());
-  const auto stretched = [wait](const std::vector<double>& seconds) {
-    std::vector<double> out(seconds);
-    for (double& s : out) s *= wait;
-    return out;
+  std::array<std::vector<double>, 3> copies;  // only where there is a wait: a sweep simulates many plans
+  const auto stretched = [wait](const std::vector<double>& times, std::vector<double>& copy) -> const std::vector<double>& {
+    if (wait == 1.0) return times;
+    copy = times;
+    for (double& t : copy) t *= wait;
+    return copy;
   };
-  const std::vector<double> seconds = stretched(step.seconds), low = stretched(step.low), high = stretched(step.high);
+  const std::vector<double>& seconds = stretched(step.seconds, copies[0]);
+  const std::vector<double>& low = stretched(step.low, copies[1]);
+  const std::vector<double>& high = stretched(step.high, copies[2]);
   p.sync_wait = wait;
 
   for (std::size_t i = 0; i < step.kernels.size(); ++i) {
