@@ -293,6 +293,10 @@ def main():
     parser.add_argument("--cold", action="store_true",
                         help="evict the caches before every repetition of a GEMM or convolution (as in a training step); "
                              "the records say so in their layout")
+    parser.add_argument("--hot-pairs", action="store_true",
+                        help="with --cold: time every convolution again right after, back to back without evicting "
+                             "(records with layout caches = hot): what a kernel saves where a step left its operands and its "
+                             "library's buffers in the cache (dnnperf fit's step warmth)")
     parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
                         "as dnnperf validate passes them); instead of --shapes")
     parser.add_argument("--anchors", action="store_true",
@@ -312,6 +316,8 @@ def main():
         return co_run_load(args)
     if args.co_run < 1:
         raise SystemExit("torch_bench: --co-run must be at least 1")
+    if args.hot_pairs and not args.cold:
+        raise SystemExit("torch_bench: --hot-pairs pairs cold timings with hot ones: give --cold too")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("torch_bench: no CUDA device available to PyTorch; nothing measured", file=sys.stderr)
         return 77
@@ -325,7 +331,8 @@ def main():
         except (OSError, subprocess.CalledProcessError) as e:
             print(f"torch_bench: cannot get the shape set {spec} from dnnperf ({args.dnnperf}): {getattr(e, 'stderr', e)}", file=sys.stderr)
             return 1
-        kernels += interleaved(json.loads(listed))
+        # Anchors are never paired: they are samples, which put the file on the others' speed.
+        kernels += [dict(k, anchor=True) for k in interleaved(json.loads(listed))] if args.anchors and not kernels else interleaved(json.loads(listed))
     if args.kernels:
         try:
             with open(args.kernels) as f:
@@ -349,7 +356,7 @@ def main():
             raise SystemExit(f"torch_bench: --op-host: unknown op kind(s) {', '.join(unknown)} (known: {', '.join(op_host.OPS)})")
     listed_once, seen = [], set()
     for kern in kernels:  # an anchor the shape set lists too is timed once, as an anchor
-        identity = json.dumps(kern, sort_keys=True)
+        identity = json.dumps({"op": kern["op"], "params": kern["params"]}, sort_keys=True)
         if identity not in seen:
             seen.add(identity)
             listed_once.append(kern)
@@ -462,32 +469,44 @@ def measure_all(args, kernels, layout, flush, writer, start):
             break
         memory = kern["op"].startswith("memory_")
         cold = flush if not memory else None  # memory passes stream anyway
-        record_layout = dict(layout, caches="cold") if cold else layout
-        if memory and args.device.startswith("cuda"):
-            record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
-        record = {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
-                  "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
-                  "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
-        if key(record) in writer.done:
-            continue
-        f = flops(kern["op"], kern["params"])
-        if f > args.max_flops:
-            record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
-        else:
-            try:
-                samples, host = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target, cold)
-                record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
-                              metrics=dict({"flop_rate": f / timing(samples)["median"]} if f else
-                                           {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]},
-                                           **host))
-            except RuntimeError as e:  # out of memory, an unsupported configuration
-                record.update(status="skipped", reason=str(e).split("\n")[0][:200])
-        writer.write(record)
-        written += 1
+        # --hot-pairs: right after its cold timing, the same convolution back to back, as a step
+        # finds it where little ran since its operands and its library's buffers were last touched.
+        pair = cold and args.hot_pairs and kern["op"].startswith("conv_") and not kern.get("anchor")
+        for hot in ([False, True] if pair else [False]):
+            # Both records of a pair say so: the cold one is the pair's baseline, not a sample.
+            written += measure_one(args, kern, dict(layout, hot_pair=True) if pair else layout, None if hot else cold,
+                                   "hot" if hot else "cold" if cold else None, writer)
         if sys.stderr.isatty():
             elapsed = time.time() - start
             print(f"\r[{i + 1}/{len(kernels)}] {elapsed:.0f} s elapsed, ETA {elapsed / (i + 1) * (len(kernels) - i - 1):.0f} s", end="", file=sys.stderr)
     return written
+
+
+def measure_one(args, kern, layout, cold, caches, writer):
+    """Times one kernel into one record (none if the output has it already); the number written."""
+    memory = kern["op"].startswith("memory_")
+    record_layout = dict(layout, caches=caches) if caches else layout
+    if memory and args.device.startswith("cuda"):
+        record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
+    record = {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
+              "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
+              "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
+    if key(record) in writer.done:
+        return 0
+    f = flops(kern["op"], kern["params"])
+    if f > args.max_flops:
+        record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
+    else:
+        try:
+            samples, host = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target, cold)
+            record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
+                          metrics=dict({"flop_rate": f / timing(samples)["median"]} if f else
+                                       {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]},
+                                       **host))
+        except RuntimeError as e:  # out of memory, an unsupported configuration
+            record.update(status="skipped", reason=str(e).split("\n")[0][:200])
+    writer.write(record)
+    return 1
 
 
 if __name__ == "__main__":

@@ -49,6 +49,9 @@ constexpr double kCoRunReserve = 40;
 // runs each: what a whole step costs beyond its kernels, for the prediction intervals (~70 s for
 // the seven on the 2-core VM at batch 4, 64x64).
 constexpr double kStepReserve = 90;
+// On a CPU, convolutions of a CNN's layers timed cold and then back to back (torch_bench.py
+// --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
+constexpr double kWarmthReserve = 45;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -133,11 +136,11 @@ void run(const Options& o) {
   const std::string cold = o.caches == "cold" ? " --cold" : "";
   // Memory passes are quick; the GEMMs and convolutions of the generic set take what is left.
   // Batch norm over real images comes with them (6 s on the 2-core VM: its short runs' scalar
-  // rate, docs/fitting.md); on a GPU the host's time per framework op too (a few seconds): the
-  // host's timeline charges it (docs/prediction.md).
+  // rate, docs/fitting.md), and the host's time per framework op (a few seconds): a GPU's host
+  // timeline charges it, a CPU runs it before the op's kernels (docs/prediction.md).
   const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
   if (run_step("memory-bound passes (" + fixed(memory_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes + std::string(" --op-host all") : "") +
+               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes : "") + " --op-host all" +
                    common + " --time-budget " + fixed(memory_budget, 0) + " -o " + quote(memory)) != 0)
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
   // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,
@@ -162,13 +165,16 @@ void run(const Options& o) {
   // (kCoRunReserve).
   const int most_procs = o.procs.empty() ? 1 : *std::max_element(o.procs.begin(), o.procs.end());
   const bool co_run = o.device == "cpu" && most_procs > 1;
+  const bool with_cnn = o.shapes.empty();
+  const bool warmth = o.device == "cpu" && o.caches == "cold" && with_cnn;
   // What the measurements of GEMMs and convolutions may still take.
-  const auto kernel_time_left = [&] { return o.time_budget - kFitReserve - kStepReserve - (co_run ? kCoRunReserve : 0.0) - elapsed(); };
+  const auto kernel_time_left = [&] {
+    return o.time_budget - kFitReserve - kStepReserve - (co_run ? kCoRunReserve : 0.0) - (warmth ? kWarmthReserve : 0.0) - elapsed();
+  };
   const double left = kernel_time_left();
   // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
   // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
-  const bool with_cnn = o.shapes.empty();
   const double sample_budget = with_cnn ? 0.8 * left : left;
   if (left > 10 &&
       run_step("GEMMs and convolutions of " + shapes + " (" + fixed(sample_budget, 0) + " s at most)",
@@ -192,10 +198,18 @@ void run(const Options& o) {
                      " --dnnperf " + quote(self) + " -o " + quote(cnn_kernels)) != 0)
       throw InputError("the CNN-shaped convolution measurements failed (see above); rerun to resume");
   }
+  // No anchors: one session, and the pairs' cold records are not samples (docs/fitting.md).
+  const std::string pair_kernels = work + "/torch_cpu_hot_pairs.jsonl";
+  if (warmth &&
+      run_step("convolutions timed cold and back to back (cnn:120:9:" + std::to_string(max_gflop) + ", hot pairs; " + fixed(kWarmthReserve, 0) + " s at most)",
+               o.python + " " + quote(script) + " --shapes cnn:120:9:" + std::to_string(max_gflop) + max_flops + cold + " --hot-pairs" + common +
+                   " --time-budget " + fixed(kWarmthReserve, 0) + " --dnnperf " + quote(self) + " -o " + quote(pair_kernels)) != 0)
+    std::cout << "calibrate: the hot pairs failed (see above); convolutions keep their cold price\n";
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
   if (std::filesystem::exists(cnn_kernels)) files.push_back(cnn_kernels);
   if (std::filesystem::exists(wide_kernels)) files.push_back(wide_kernels);
+  if (std::filesystem::exists(pair_kernels)) files.push_back(pair_kernels);
   if (co_run) {
     const std::string co_run_file = work + "/torch_cpu_sync_steps.jsonl";
     if (run_step("training steps of " + std::to_string(most_procs) + " ranks sharing the node, meeting every step (scripts/torch_sync_steps.py)",

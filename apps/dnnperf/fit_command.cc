@@ -20,6 +20,7 @@
 #include "apps/dnnperf/ground_truth.h"
 #include "fitting/comm/comm_fit.h"
 #include "fitting/compute/compute_fit.h"
+#include "fitting/compute/warm_savings_fit.h"
 #include "microbench/records/measurement.h"
 #include "models/comm/allreduce.h"
 #include "models/compute/analytic_model.h"
@@ -33,13 +34,17 @@
 namespace dnnperf::cli {
 
 std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitting::ComputeSample>& samples) {
+  // Chosen by their first run's time: a refit that adds runs of some shapes (another session's
+  // anchors) keeps the same kernels, so that runs kept with them re-timed stay comparable.
+  const auto chosen_by = [](const fitting::ComputeSample& s) { return s.first_seconds > 0 ? s.first_seconds : s.seconds; };
   std::map<std::string, std::vector<const fitting::ComputeSample*>> by_class;
   for (const fitting::ComputeSample& s : samples)
-    if ((s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) && s.kernel_class != "per_image_gemm" && s.seconds >= 2e-4 && s.seconds <= 2e-2)
+    if ((s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) && s.kernel_class != "per_image_gemm" && chosen_by(s) >= 2e-4 &&
+        chosen_by(s) <= 2e-2)
       by_class[s.kernel_class].push_back(&s);
   std::vector<std::pair<Kernel, double>> out;
   for (auto& [cls, of_class] : by_class) {
-    std::sort(of_class.begin(), of_class.end(), [](const auto* a, const auto* b) { return a->seconds < b->seconds; });
+    std::sort(of_class.begin(), of_class.end(), [&](const auto* a, const auto* b) { return chosen_by(*a) < chosen_by(*b); });
     constexpr std::size_t kPerClass = 4;
     for (std::size_t i = 0; i < std::min(kPerClass, of_class.size()); ++i) {
       const auto* s = of_class[(2 * i + 1) * of_class.size() / (2 * kPerClass)];
@@ -126,6 +131,38 @@ std::vector<CommModelKind> parse_models(const std::string& text) {
 }
 
 std::string pct(double v) { return fixed(v, 1); }
+
+/// With hot pairs (scripts/torch_bench.py --hot-pairs): what a step's warmth saves a convolution
+/// against its cold price, per direction, kept as device.step_warmth (models/compute/step_warmth.h).
+void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohmann::json& device) {
+  device.erase("step_warmth");
+  if (data.hot_pairs.empty()) return;
+  const fitting::WarmSavingsFit w = fitting::fit_warm_savings(data.hot_pairs, cache_bytes);
+  std::cout << "\nstep warmth (" << data.hot_pairs.size() << " convolutions timed cold and back to back; cold - hot = call + bytes of each operand):\n";
+  if (!w.warmth.enabled()) {
+    std::cout << "  not fitted: " << w.message << "\n";
+    return;
+  }
+  std::cout << "  direction          pairs   call us   input GB/s  filter GB/s  output GB/s   hot MAPE held out (as cold)\n";
+  const auto rate = [](double s_per_byte) { return s_per_byte > 0 ? fixed(1e-9 / s_per_byte, 1) : std::string("-"); };
+  nlohmann::json conv = nlohmann::json::object();
+  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
+    const auto i = static_cast<std::size_t>(phase);
+    const ConvWarmSavings& c = w.warmth.conv[i];
+    std::cout << "  " << std::left << std::setw(18) << phase_name(phase) << std::right << std::setw(6) << w.pairs[i];
+    if (w.held_out[i].count == 0) {
+      std::cout << "   too few to fit (" << fitting::kMinHotPairs << " needed)\n";
+      continue;
+    }
+    std::cout << std::setw(10) << fixed(c.call_s * 1e6, 1) << std::setw(13) << rate(c.input_s_per_byte) << std::setw(13) << rate(c.weight_s_per_byte)
+              << std::setw(13) << rate(c.output_s_per_byte) << std::setw(12) << fixed(w.held_out[i].mape, 1) << " (" << fixed(w.as_cold[i].mape, 1) << ")\n";
+    conv[std::string(phase_name(phase))] = {{"call_s", c.call_s}, {"input_s_per_byte", c.input_s_per_byte}, {"weight_s_per_byte", c.weight_s_per_byte},
+                                            {"output_s_per_byte", c.output_s_per_byte}};
+  }
+  std::cout << "  a step replays its tensors through a " << fixed(cache_bytes / 1e6, 1) << " MB cache (memory.cache_bytes) and takes off each part by the share it finds warm"
+            << " (at most " << fixed(100 * w.warmth.most_saved, 0) << "% of a cold time)\n";
+  device["step_warmth"] = {{"cache_bytes", cache_bytes}, {"most_saved", w.warmth.most_saved}, {"conv", conv}};
+}
 
 /// With --steps: prices the runs' networks with the profile just fitted, prints each step's error
 /// beside its kernels' spread, and keeps the spread they leave as device.step_sigma.
@@ -436,12 +473,9 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
     std::cout << "; spread " << fixed(sigma, 2) << " in log terms; steps are priced on two timelines, the host's and the device's\n";
   }
   // The host's time per framework op: where the host drives an asynchronous device, it replaces
-  // the op's kernels' dispatch times; on a synchronous device it is inside the kernels' own times.
+  // the op's kernels' dispatch times; on a CPU the same thread runs it before the op's kernels.
   d.erase("host_op_s");
-  if (!data.op_host_seconds.empty() && data.dispatch_seconds.empty())
-    std::cout << "host time per op measured for " << data.op_host_seconds.size()
-              << " op kinds on a device without host dispatch times (a CPU runs what its host queues: the kernels' times hold it); not kept\n";
-  else if (!data.op_host_seconds.empty()) {
+  if (!data.op_host_seconds.empty()) {
     std::cout << "host time per op (median forward / backward):";
     for (const auto& [kind, times] : data.op_host_seconds) {
       std::vector<double> forward, backward;
@@ -450,8 +484,10 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
       d["host_op_s"][kind] = {{"forward", f}, {"backward", b}};
       std::cout << " " << kind << " " << fixed(f * 1e6, 1) << "/" << fixed(b * 1e6, 1) << " us" << (&kind == &data.op_host_seconds.rbegin()->first ? "" : ",");
     }
-    std::cout << "; these ops' host times replace their kernels' dispatch times\n";
+    std::cout << (data.dispatch_seconds.empty() ? "; a step runs them before their ops' kernels, on the same thread\n"
+                                                : "; these ops' host times replace their kernels' dispatch times\n");
   }
+  fit_step_warmth(data, analytic.device.memory.cache_bytes, d);
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));
   if (o.measured_kernels) {

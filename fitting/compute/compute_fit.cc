@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <ceres/ceres.h>
 
@@ -728,15 +729,15 @@ std::optional<DType> keep_one_matrix_type(ComputeData& data, std::optional<DType
 namespace {
 
 /// A host_op record: its op kind's forward and backward host seconds, or an exclusion saying why not.
-void read_op_host(const bench::Record& r, const std::string& where, ComputeData& d) {
+std::optional<std::tuple<std::string, double, double>> read_op_host(const bench::Record& r, const std::string& where, ComputeData& d) {
   if (r.status != "ok") {
     d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
-    return;
+    return std::nullopt;
   }
   const std::string kind = r.params.is_object() && r.params.contains("op_kind") && r.params["op_kind"].is_string() ? r.params["op_kind"].get<std::string>() : "";
   if (!parse_op_kind(kind)) {
     d.excluded.push_back({where, "host_op record of an unknown op kind '" + kind + "'"});
-    return;
+    return std::nullopt;
   }
   const auto seconds = [&](const char* name) {
     const auto it = r.metrics.find(name);
@@ -745,9 +746,9 @@ void read_op_host(const bench::Record& r, const std::string& where, ComputeData&
   const double forward = seconds("forward_host_s"), backward = seconds("backward_host_s");
   if (forward < 0 || backward < 0) {
     d.excluded.push_back({where, "host_op record without non-negative metrics forward_host_s and backward_host_s"});
-    return;
+    return std::nullopt;
   }
-  d.op_host_seconds[kind].push_back({forward, backward});
+  return std::tuple{kind, forward, backward};
 }
 
 /// A sync_step record: its co-running and wait ratios, or an exclusion saying why not. Whether it
@@ -808,13 +809,26 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   };
   std::vector<CoRun> co_run;
   std::map<std::string, std::map<std::string, double>> alone;  // per file, per kernel: its time alone
+  struct Hot {
+    std::string file, id, where;
+    Kernel kernel;
+    std::string cls;
+    double seconds;
+  };
+  std::vector<Hot> hot;
+  std::map<std::string, std::map<std::string, double>> pair_cold;  // per file, per kernel: a hot pair's cold time
+  struct OpHost {
+    std::string file, kind;
+    double forward, backward;
+  };
+  std::vector<OpHost> op_host;
   for (const std::string& file : files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
       const bench::Record& r = records[i];
       const std::string where = file + " record " + std::to_string(i + 1);
       if (r.op == "host_op") {
-        read_op_host(r, where, d);
+        if (const auto t = read_op_host(r, where, d)) op_host.push_back({file, std::get<0>(*t), std::get<1>(*t), std::get<2>(*t)});
         if (r.status == "ok") hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
         continue;
       }
@@ -868,6 +882,14 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         co_run.push_back({file, id, co_running, r.timing->median});
         continue;
       }
+      if (r.layout.is_object() && r.layout.contains("hot_pair") && r.layout["hot_pair"] == true) {
+        // Either half of a hot pair: the cold one is the pair's baseline, not a sample (the
+        // file's anchors, never paired, put it on the other files' speed).
+        if (k->cls != KernelClass::conv) d.excluded.push_back({where, "a hot pair of a kernel other than a convolution (only convolutions' warmth is modelled)"});
+        else if (r.layout.value("caches", std::string()) == "hot") hot.push_back({file, id, where, *k, cls, r.timing->median});
+        else pair_cold[file].try_emplace(id, r.timing->median);
+        continue;
+      }
       alone[file].try_emplace(id, r.timing->median);
       if (r.layout.is_object() && r.layout.contains("co_running")) continue;  // a co-running kernel's baseline only
       if (!seen.insert(id).second) {
@@ -911,7 +933,28 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   d.sessions = session_speeds(timed);
   std::map<std::string, const SessionSpeed*> speed_of;
   for (const SessionSpeed& s : d.sessions) speed_of[s.session] = &s;
-  for (std::size_t i = 0; i < d.samples.size(); ++i) d.samples[i].seconds /= speed_of.at(sample_file[i])->factor(d.samples[i].kernel_class);
+  for (std::size_t i = 0; i < d.samples.size(); ++i) {
+    d.samples[i].seconds /= speed_of.at(sample_file[i])->factor(d.samples[i].kernel_class);
+    d.samples[i].first_seconds = d.samples[i].seconds;
+  }
+  const auto speed = [&](const std::string& file, const std::string* cls) {
+    const auto it = speed_of.find(file);
+    return it == speed_of.end() ? 1.0 : cls ? it->second->factor(*cls) : it->second->overall.applied;
+  };
+  for (const Hot& h : hot) {
+    const auto& cold = pair_cold[h.file];
+    const auto it = cold.find(h.id);
+    if (it == cold.end()) {
+      d.excluded.push_back({h.where, "a hot timing without its cold one in the same file (scripts/torch_bench.py --cold --hot-pairs writes both)"});
+      continue;
+    }
+    const double f = speed(h.file, &h.cls);
+    d.hot_pairs.push_back({h.kernel, it->second / f, h.seconds / f});
+  }
+  for (const OpHost& o : op_host) {
+    const double f = speed(o.file, nullptr);
+    d.op_host_seconds[o.kind].push_back({o.forward / f, o.backward / f});
+  }
   for (auto& [index, others] : runs_of) {
     ComputeSample& s = d.samples[index];
     std::vector<double> runs{s.seconds};

@@ -29,6 +29,9 @@ struct ComputeSample {
   std::string kernel_class;  // regression_class()
   double seconds = 0;
   int runs = 1;           // measurement files that timed this kernel: `seconds` is their median
+  /// Its first run's time (on the reference session's scale): what does not move when later
+  /// files add runs, so that what is chosen by it (reference kernels) stays chosen.
+  double first_seconds = 0;
   double run_spread = 0;  // (slowest - fastest) / mean of those runs' times; 0 for one run
 };
 
@@ -58,8 +61,16 @@ struct ComputeData {
   /// Per calibration_class(), the host's time to queue one call where the backend measured it
   /// (records' metrics.dispatch_s: scripts/torch_bench.py on CUDA); empty for synchronous devices.
   std::map<std::string, std::vector<double>> dispatch_seconds;
+  /// Convolutions timed cold and right after back to back (records with layout caches = hot,
+  /// scripts/torch_bench.py --hot-pairs, paired with the same file's cold record), both on the
+  /// scale of the file's session. Not samples: fit_warm_savings' data.
+  struct HotPair {
+    Kernel kernel;
+    double cold_s = 0, hot_s = 0;
+  };
+  std::vector<HotPair> hot_pairs;
   /// Per IR op kind, the host's seconds per op, forward and backward (records of op host_op:
-  /// scripts/torch_bench.py --op-host). Not samples.
+  /// scripts/torch_bench.py --op-host), on the scale of the file's session (its overall factor). Not samples.
   std::map<std::string, std::vector<std::pair<double, double>>> op_host_seconds;
 };
 

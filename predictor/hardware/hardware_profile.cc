@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <numbers>
+#include <tuple>
 
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
@@ -146,6 +147,29 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (!(d.host_dispatch_sigma >= 0 && d.host_dispatch_sigma < 5)) r.fail("host_dispatch_sigma", "must be in [0, 5)");
   d.step_sigma = r.real("step_sigma", 0.0);
   if (!(d.step_sigma >= 0 && d.step_sigma < 5)) r.fail("step_sigma", "must be in [0, 5)");
+  if (r.has("step_warmth")) {
+    JsonObjectReader w(r.at("step_warmth"), where + ": step_warmth");
+    StepWarmth& sw = d.step_warmth;
+    sw.cache_bytes = w.real("cache_bytes", std::nullopt);
+    if (!(sw.cache_bytes > 0 && sw.cache_bytes < 1e12)) w.fail("cache_bytes", "must be in (0, 1e12)");
+    sw.most_saved = w.real("most_saved", std::nullopt);
+    if (!(sw.most_saved >= 0 && sw.most_saved < 1)) w.fail("most_saved", "must be in [0, 1)");
+    JsonObjectReader conv(w.at("conv"), where + ": step_warmth.conv");
+    for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
+      const std::string name(phase_name(phase));
+      if (!conv.has(name)) continue;
+      JsonObjectReader c(conv.at(name), where + ": step_warmth.conv." + name);
+      ConvWarmSavings& s = sw.conv[static_cast<std::size_t>(phase)];
+      for (auto [field, value, most] : {std::tuple{"call_s", &s.call_s, 1.0}, std::tuple{"input_s_per_byte", &s.input_s_per_byte, 1e-6},
+                                         std::tuple{"weight_s_per_byte", &s.weight_s_per_byte, 1e-6}, std::tuple{"output_s_per_byte", &s.output_s_per_byte, 1e-6}}) {
+        *value = c.real(field, std::nullopt);
+        if (!(*value >= 0 && *value < most)) c.fail(field, "must be in [0, " + std::string(most == 1.0 ? "1" : "1e-6") + ")");
+      }
+      c.check_unknown();
+    }
+    conv.check_unknown();
+    w.check_unknown();
+  }
   if (r.has("host_op_s")) {
     const json& h = r.at("host_op_s");
     if (!h.is_object()) r.fail("host_op_s", "must be an object of op kinds, e.g. {\"attention\": {\"forward\": 8e-05, \"backward\": 1.2e-04}}");

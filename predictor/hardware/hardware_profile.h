@@ -18,6 +18,7 @@
 #include "models/compute/blocked_gemm.h"
 #include "models/compute/direct_conv.h"
 #include "models/compute/regression_model.h"
+#include "models/compute/step_warmth.h"
 #include "predictor/common/dtype.h"
 
 namespace dnnperf {
@@ -131,6 +132,10 @@ struct DeviceSpec {
   /// their kernel intervals do not explain; the prediction interval adds it to the kernels' as
   /// one more shared error (price_step). 0: none known.
   double step_sigma = 0;
+  /// What a training step's convolutions save against their cold calibration where the step
+  /// left them warm (models/compute/step_warmth.h). Fitted by `dnnperf fit` from kernels timed
+  /// cold and then back to back (scripts/torch_bench.py --hot-pairs); not enabled: cold prices.
+  StepWarmth step_warmth;
 };
 
 /// The factor for `processes` sharing the device: the measured one, linear between measured

@@ -77,6 +77,15 @@ struct Kernel {
   /// (PyTorch's convolution_backward returns both from one call): it pays no call of its own.
   /// Timed apart, each direction pays one (about 0.1 ms on the dev VM's CPU, timed cold).
   bool shares_call = false;
+  /// How warm a training step leaves a convolution, against its cold calibration
+  /// (analysis/step_residency.h; models/compute/step_warmth.h prices it): the share of each
+  /// operand it reads that is still in the cache, named as the forward's input and output
+  /// activations (in the backward directions their gradients) and the filter, and the share of
+  /// its library's code and buffers (`call`: little else ran since the previous convolution).
+  /// All 0: cold, as calibrated. Operands a kernel writes are never counted.
+  struct ResidentShare {
+    double input = 0, weight = 0, output = 0, call = 0;
+  } resident;
 };
 
 /// Runs of fewer elements than this are short (Kernel::short_run_elements): one AVX2 vector of

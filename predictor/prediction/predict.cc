@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "predictor/analysis/step_residency.h"
 #include "models/compute/profile_model.h"
 #include "predictor/common/error.h"
 
@@ -22,7 +23,7 @@ std::optional<DType> compute_dtype(Precision p) {
 }
 
 /// What a kernel's price depends on (everything but the op it came from).
-using KernelKey = std::array<std::int64_t, 28>;
+using KernelKey = std::array<std::int64_t, 32>;
 
 KernelKey kernel_key(const Kernel& k) {
   const auto bits = [](double d) {
@@ -36,7 +37,8 @@ KernelKey kernel_key(const Kernel& k) {
           static_cast<std::int64_t>(k.op_kind), k.elements, bits(k.flops), bits(k.bytes_read), bits(k.bytes_written),
           g.m, g.n, g.k, g.batch, g.trans_a * 2 + g.trans_b, c.n, c.c, c.h, c.w, c.k, c.r, c.s,
           c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q,
-          k.short_run_elements, k.shares_call};
+          k.short_run_elements, k.shares_call, bits(k.resident.input), bits(k.resident.weight), bits(k.resident.output),
+          bits(k.resident.call)};
 }
 
 struct KernelKeyHash {
@@ -196,6 +198,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.optimizer = config.optimizer;
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
+  mark_resident_operands(graph, step.kernels, hw.device.step_warmth.cache_bytes);
   const ProfileComputeModel model(hw);
   const DeviceSpec& d = hw.device;
   step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty() || d.gemm.residual_sigma > 0 || d.conv.residual_sigma > 0 ||
@@ -222,7 +225,8 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   for (const Kernel& k : step.kernels) {
     auto [it, fresh] = priced.try_emplace(kernel_key(k));
     if (fresh) {
-      it->second.seconds = co_run * model.seconds(k, execution);
+      const double cold = model.seconds(k, execution);
+      it->second.seconds = co_run * (cold - warm_savings_seconds(d.step_warmth, k, cold));
       if (step.calibrated) it->second.uncertainty = model.uncertainty(k, execution);
     }
     const double t = it->second.seconds;
@@ -242,6 +246,17 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     for (const double t : step.seconds) {
       step.low.push_back(t * std::exp(-spread));
       step.high.push_back(t * std::exp(spread));
+    }
+  }
+  if (d.host_dispatch_s.empty() && !d.host_op_s.empty()) {
+    // A synchronous device (a CPU): the framework's work per op runs on the same thread, before
+    // the op's kernels, and adds to them. Calibration times kernels without it (no autograd, no
+    // module calls); the cold calibration's call overhead stood in for it until warmth took that
+    // off (models/compute/step_warmth.h).
+    const std::vector<double> host = host_dispatch_times(graph, step.kernels, d);
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      step.seconds[i] += host[i];
+      if (!step.low.empty()) step.low[i] += host[i], step.high[i] += host[i];
     }
   }
   if (!d.host_dispatch_s.empty()) {

@@ -338,7 +338,25 @@ assert set(d['host_op_s']) == {'relu', 'attention'} and d['host_op_s']['attentio
   && echo "ok   fit_op_host_profile" || { echo "FAIL fit_op_host_profile"; fail=1; }
 check predict_op_host 0 'host  .* ms queueing kernels' -- "$bin" predict -n transformer_encoder -b 8 --seq 32 --hardware "$tmp/gpu_oh.json" --gpus-per-node 1 --summary
 cpusample="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_memory.jsonl"
-check fit_op_host_cpu 0 'host time per op measured for 2 op kinds on a device without host dispatch times .*not kept' -- "$bin" fit "$cpusample" "$tmp/op_host_cpu.jsonl" --hardware cpu -o "$tmp/cpu_oh.json"
+check fit_op_host_cpu 0 'host time per op .*attention .* us, relu .*a step runs them before their ops. kernels, on the same thread' -- "$bin" fit "$cpusample" "$tmp/op_host_cpu.jsonl" --hardware cpu -o "$tmp/cpu_oh.json"
+# Hot pairs (torch_bench.py --cold --hot-pairs), for real: each convolution timed cold, then back to
+# back, both records marked as a pair; GEMMs and anchors are never paired; fit reads them as pairs.
+/usr/bin/python3 -c "
+import json
+conv = dict(n=2, c=32, k=32, h=8, w=8, r=3, s=3, pad_h=1, pad_w=1, stride_h=1, stride_w=1, dilation_h=1, dilation_w=1, groups=1)
+print(json.dumps([{'op': 'conv_forward', 'params': conv}, {'op': 'conv_backward_data', 'params': dict(conv, k=16)},
+                  {'op': 'gemm', 'params': dict(m=64, n=64, k=64, batch=1, trans_a=False, trans_b=False)}]))" > "$tmp/pair_kernels.json"
+/usr/bin/python3 "$src/scripts/torch_bench.py" --kernels "$tmp/pair_kernels.json" --cold --hot-pairs --target 0.01 --device cpu --threads 1 -o "$tmp/pairs.jsonl" >/dev/null 2>&1
+/usr/bin/python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if "\"record\"" in l]
+assert [(r["op"], r["layout"].get("caches"), r["layout"].get("hot_pair", False)) for r in rs] == [
+    ("conv_forward", "cold", True), ("conv_forward", "hot", True), ("conv_backward_data", "cold", True), ("conv_backward_data", "hot", True),
+    ("gemm", "cold", False)], rs
+assert all(r["status"] == "ok" and r["seconds"]["median"] > 0 for r in rs), rs
+' "$tmp/pairs.jsonl" && echo "ok   torch_bench_hot_pairs" || { echo "FAIL torch_bench_hot_pairs"; fail=1; }
+check torch_bench_hot_pairs_warm 1 'give --cold too' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --kernels "$tmp/pair_kernels.json" --hot-pairs -o "$tmp/pairs2.jsonl"
+check fit_hot_pairs_few 0 'not fitted: fewer than 12 hot pairs in every direction' -- "$bin" fit "$cpusample" "$tmp/pairs.jsonl" --hardware cpu -o "$tmp/cpu_pairs.json"
 # The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
 gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"
 check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"

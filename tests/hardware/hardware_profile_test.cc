@@ -452,6 +452,35 @@ TEST_CASE("A profile's host dispatch spread is a log spread in [0, 5)", "[hardwa
   CHECK_THROWS_WITH(load_hardware_profile(step_bad), Catch::Contains("field 'step_sigma' must be in [0, 5)"));
 }
 
+TEST_CASE("A profile's step warmth is read per direction and its bad fields are named", "[hardware][errors]") {
+  const auto warmth = [](nlohmann::json& j) {
+    j["device"]["step_warmth"] = {{"cache_bytes", 2.7e7}, {"most_saved", 0.8},
+                                  {"conv", {{"forward", {{"call_s", 6e-5}, {"input_s_per_byte", 3e-11}, {"weight_s_per_byte", 1.5e-11}, {"output_s_per_byte", 0.0}}}}}};
+  };
+  const DeviceSpec d = load_hardware_profile(write_variant("warmth", warmth)).device;
+  CHECK(d.step_warmth.enabled());
+  CHECK(d.step_warmth.cache_bytes == 2.7e7);
+  CHECK(d.step_warmth.conv[0].call_s == 6e-5);
+  CHECK(d.step_warmth.conv[0].weight_s_per_byte == 1.5e-11);
+  CHECK(d.step_warmth.conv[2].call_s == 0);  // a direction not given saves nothing
+  CHECK_FALSE(load_hardware_profile(write_variant("no_warmth", [](nlohmann::json&) {})).device.step_warmth.enabled());
+  const std::string negative = write_variant("warmth_negative", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"]["conv"]["forward"]["call_s"] = -1e-5;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_s"));
+  const std::string no_cache = write_variant("warmth_no_cache", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"].erase("cache_bytes");
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(no_cache), Catch::Contains("cache_bytes"));
+  const std::string unknown = write_variant("warmth_unknown", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"]["conv"]["sideways"] = nlohmann::json::object();
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(unknown), Catch::Contains("sideways"));
+}
+
 TEST_CASE("A fitted communication model is read back as written; models fitted before the per-call term still load", "[hardware][errors]") {
   FittedCommModel m;
   m.kind = CommModelKind::dnnperf;

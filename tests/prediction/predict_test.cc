@@ -276,6 +276,39 @@ TEST_CASE("An op whose host time was measured whole is charged it once per phase
   CHECK(total_inference == Approx(others + 20 * 1e-3 + 5e-4));
 }
 
+TEST_CASE("On a CPU the framework's time per op adds to the step, on the same thread", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("cpu");
+  const Graph g = network("resnet18", 2);
+  const RunConfig c = on(1, 1);
+  const Prediction before = predict(g, hw, c);
+  hw.device.host_op_s = {{"conv2d", {1e-3, 3e-3}}, {"flatten", {5e-4, 7e-4}}};
+  const Prediction after = predict(g, hw, c);
+  CHECK(after.iteration_s == Approx(before.iteration_s + 20 * (1e-3 + 3e-3) + 5e-4 + 7e-4));
+  CHECK(after.host_dispatch_s == 0);  // no host timeline: nothing runs ahead of the kernels
+  CHECK(after.forward_s == Approx(before.forward_s + 20 * 1e-3 + 5e-4));
+}
+
+TEST_CASE("A step's warmth takes off what a convolution found warm, and nothing without a fitted cache", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("cpu");
+  const Graph g = network("resnet18", 2);
+  const RunConfig c = on(1, 1);
+  const Prediction cold = predict(g, hw, c);
+  hw.device.step_warmth.conv[0] = {1e-3, 0, 0, 0};  // a millisecond per forward call, were the cache fitted
+  CHECK(predict(g, hw, c).iteration_s == Approx(cold.iteration_s));
+  hw.device.step_warmth.cache_bytes = 1e12;  // all of it warm
+  hw.device.step_warmth.most_saved = 0.9;
+  const Prediction warm = predict(g, hw, c);
+  CHECK(warm.forward_s < cold.forward_s);
+  CHECK(warm.backward_s == Approx(cold.backward_s));
+  double saved = 0;
+  for (const Kernel& k : price_step(g, hw, c).kernels)
+    if (k.cls == KernelClass::conv && k.phase == Phase::forward) CHECK(k.resident.call == 1.0);
+  const PricedStep a = price_step(g, hw, c), b = [&] { HardwareProfile h = hw; h.device.step_warmth = {}; return price_step(g, h, c); }();
+  for (std::size_t i = 0; i < a.seconds.size(); ++i) saved += b.seconds[i] - a.seconds[i];
+  CHECK(saved == Approx(cold.forward_s - warm.forward_s));
+  CHECK(saved > 0);
+}
+
 TEST_CASE("An optimizer's kernels are queued by one call per step", "[prediction]") {
   HardwareProfile hw = find_hardware_profile("h100");
   hw.device.host_dispatch_s = {{"pass:sgd", 1e-3}};

@@ -1,0 +1,24 @@
+#include "models/compute/step_warmth.h"
+
+#include <algorithm>
+
+namespace dnnperf {
+
+ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes) {
+  const double groups = static_cast<double>(std::max<std::int64_t>(c.groups, 1));
+  return {static_cast<double>(c.n * c.c * c.h * c.w) * element_bytes,
+          static_cast<double>(c.k) * (static_cast<double>(c.c) / groups) * static_cast<double>(c.r * c.s) * element_bytes,
+          static_cast<double>(c.n * c.k * c.p * c.q) * element_bytes};
+}
+
+double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds) {
+  if (!warmth.enabled() || k.cls != KernelClass::conv || k.phase == Phase::update || !(cold_seconds > 0)) return 0.0;
+  const ConvWarmSavings& s = warmth.conv[static_cast<std::size_t>(k.phase)];
+  const ConvOperandBytes b = conv_operand_bytes(k.conv, dtype_bytes(k.dtype));
+  const Kernel::ResidentShare& r = k.resident;
+  const double saved = (k.shares_call ? 0.0 : r.call * s.call_s) + r.input * s.input_s_per_byte * b.input + r.weight * s.weight_s_per_byte * b.weight +
+                       r.output * s.output_s_per_byte * b.output;
+  return std::clamp(saved, 0.0, warmth.most_saved * cold_seconds);
+}
+
+}  // namespace dnnperf

@@ -1,0 +1,57 @@
+#pragma once
+// StepWarmth: what a convolution saves inside a training step against its cold calibration.
+//
+// Calibration times every convolution from evicted caches (scripts/torch_bench.py --cold): a
+// layer's filter was, in most networks, last touched a whole pass ago. The same kernels timed
+// again back to back (--hot-pairs) run faster, by a fixed part and a part per byte of each operand:
+//
+//   cold - hot = call_s + input_s_per_byte * input_bytes + weight_s_per_byte * filter_bytes
+//                + output_s_per_byte * output_bytes
+//
+// (per direction, the forward's activation and filter sizes in every direction). On the dev VM
+// (2026-12-02, 289 pairs) the fixed part is 96-119 us — about the whole of the call overhead the
+// cold fit finds — and the bytes come back at 11-44 GB/s: a convolution with a working set under
+// a megabyte runs in about half its cold time, one over 16 MB in the same.
+//
+// Inside a step a kernel is neither: its operands and its library's buffers are warm as far as
+// the step touched little else since (analysis/step_residency.h replays the step through a cache
+// of cache_bytes and sets Kernel::resident). The step prices a convolution at its cold time less
+// each part of that difference by the share found warm:
+//
+//   saved = resident.call * call_s + resident.input * input_s_per_byte * input_bytes + ...
+//
+// at most most_saved of the cold time (the largest share the pairs saved). Fitted by `dnnperf fit`
+// from hot pairs (fitting/compute/warm_savings_fit.h); absent, convolutions keep their cold price.
+#include <array>
+
+#include "predictor/lowering/kernel.h"
+
+namespace dnnperf {
+
+struct ConvWarmSavings {
+  double call_s = 0;
+  double input_s_per_byte = 0, weight_s_per_byte = 0, output_s_per_byte = 0;
+};
+
+struct StepWarmth {
+  /// The cache a step's tensors are replayed through (bytes); 0: no warmth modelled.
+  double cache_bytes = 0;
+  /// Per convolution direction (Phase::forward, backward_data, backward_weight).
+  std::array<ConvWarmSavings, 3> conv{};
+  /// The largest share of a cold time warmth may save.
+  double most_saved = 0.9;
+
+  bool enabled() const { return cache_bytes > 0; }
+};
+
+/// The operand sizes the savings are per byte of: the forward's input, filter and output.
+struct ConvOperandBytes {
+  double input = 0, weight = 0, output = 0;
+};
+ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes);
+
+/// What `k` saves against `cold_seconds` where the step left it as warm as Kernel::resident says
+/// (0 for kernels other than convolutions, or where `warmth` is not enabled).
+double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds);
+
+}  // namespace dnnperf

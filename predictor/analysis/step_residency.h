@@ -1,0 +1,32 @@
+#pragma once
+// Which operands a training step finds in the cache.
+//
+// Calibration times every convolution from evicted caches (scripts/torch_bench.py --cold),
+// because in most networks a layer's filter was last touched a whole pass ago. Inside a step that
+// is not always so: the backward pass visits the last layers right after their forward, a kernel
+// reads the gradient the kernel before it wrote, and a network whose tensors are small against the
+// cache finds its filters there again. On the dev VM (2026-12-02, batch 4, 64x64, dnnperf's
+// allocator policy, 11 steps each) a training step took 1.16x longer with every convolution and
+// linear layer started from evicted caches for ResNet-18, 1.41x for MobileNetV2, 1.31x for
+// DenseNet-121 and 1.01x for ResNet-50.
+//
+// The step is replayed as a sequence of buffer touches (each tensor's value and its gradient)
+// through a least-recently-used cache of `cache_bytes`: a buffer read after D bytes of other
+// buffers were touched keeps (cache_bytes - D) / size of itself there, between 0 and 1. One more
+// buffer of no size stands for the convolution library's code and working buffers, which every
+// convolution touches: its share, against the kernel's own operand bytes, says how much of a cold
+// call's fixed cost the kernel pays. The replay runs over two steps, so that the first forward
+// pass finds what the previous step's update left. models/compute/step_warmth.h prices the shares.
+#include <vector>
+
+#include "predictor/graph/graph.h"
+#include "predictor/lowering/kernel.h"
+
+namespace dnnperf {
+
+/// Sets Kernel::resident on the convolutions of `kernels`, a step lowered from `graph` (lower():
+/// forward in op order, backward in reverse, then the updates). Other kernels' touches only age
+/// the cache. Nothing is set where cache_bytes <= 0.
+void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, double cache_bytes);
+
+}  // namespace dnnperf

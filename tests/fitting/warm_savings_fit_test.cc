@@ -1,0 +1,111 @@
+// The step-warmth fit on synthetic hot pairs, and hot pairs read from measurement files.
+#include "fitting/compute/warm_savings_fit.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "predictor/lowering/lower.h"
+
+using namespace dnnperf;
+using namespace dnnperf::fitting;
+
+namespace {
+
+/// Convolutions of random channels, image sides and windows, each timed cold as an arithmetic and
+/// traffic law and hot as cold less `truth` (times a noise of a few percent).
+std::vector<ComputeData::HotPair> pairs(Phase phase, int count, const ConvWarmSavings& truth, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> noise(0.0, 0.03);
+  const std::int64_t channels[] = {16, 32, 64, 128, 256, 512};
+  const std::int64_t sides[] = {2, 4, 8, 16, 32};
+  std::vector<ComputeData::HotPair> out;
+  for (int i = 0; i < count; ++i) {
+    ConvShape c;
+    c.n = 4, c.c = channels[rng() % 6], c.k = channels[rng() % 6], c.h = c.w = c.p = c.q = sides[rng() % 5];
+    c.r = c.s = rng() % 2 ? 3 : 1, c.pad_h = c.pad_w = c.r / 2;
+    const Kernel k = conv_kernel(phase, c, DType::f32);
+    const ConvOperandBytes b = conv_operand_bytes(c, 4);
+    const double cold = 2e-4 + k.flops / 50e9 + (b.input + b.weight + b.output) / 5e9;
+    const double saved = truth.call_s + truth.input_s_per_byte * b.input + truth.weight_s_per_byte * b.weight + truth.output_s_per_byte * b.output;
+    out.push_back({k, cold, (cold - saved) * noise(rng)});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("The warmth fit recovers what back-to-back timings save, per direction, and beats taking them as cold", "[fitting][warmth]") {
+  const ConvWarmSavings forward{1e-4, 3e-11, 5e-11, 0};
+  const ConvWarmSavings filter{6e-5, 0, 8e-11, 2e-11};
+  std::vector<ComputeData::HotPair> all = pairs(Phase::forward, 80, forward, 1);
+  for (const auto& p : pairs(Phase::backward_weight, 80, filter, 2)) all.push_back(p);
+  const WarmSavingsFit f = fit_warm_savings(all, 27e6);
+  REQUIRE(f.warmth.enabled());
+  CHECK(f.warmth.cache_bytes == 27e6);
+  const ConvWarmSavings& a = f.warmth.conv[static_cast<std::size_t>(Phase::forward)];
+  CHECK(a.call_s == Approx(1e-4).epsilon(0.15));
+  CHECK(a.weight_s_per_byte == Approx(5e-11).epsilon(0.15));
+  CHECK(a.output_s_per_byte < 5e-12);  // none in the truth; never negative
+  CHECK(a.output_s_per_byte >= 0);
+  const ConvWarmSavings& w = f.warmth.conv[static_cast<std::size_t>(Phase::backward_weight)];
+  CHECK(w.weight_s_per_byte == Approx(8e-11).epsilon(0.15));
+  for (const Phase p : {Phase::forward, Phase::backward_weight}) {
+    const auto i = static_cast<std::size_t>(p);
+    CHECK(f.pairs[i] == 80);
+    CHECK(f.held_out[i].count == 80);
+    CHECK(f.held_out[i].mape < 5.0);
+    CHECK(f.held_out[i].mape < f.as_cold[i].mape / 3);
+  }
+  // No pairs of backward_data: it saves nothing.
+  CHECK(f.pairs[static_cast<std::size_t>(Phase::backward_data)] == 0);
+  CHECK(f.warmth.conv[static_cast<std::size_t>(Phase::backward_data)].call_s == 0);
+  CHECK(f.warmth.most_saved > 0);
+  CHECK(f.warmth.most_saved < 0.95);
+}
+
+TEST_CASE("Too few pairs, or no cache to replay a step through, fit no warmth and say why", "[fitting][warmth]") {
+  const auto few = pairs(Phase::forward, kMinHotPairs - 1, {1e-4, 0, 0, 0}, 3);
+  const WarmSavingsFit a = fit_warm_savings(few, 27e6);
+  CHECK_FALSE(a.warmth.enabled());
+  CHECK_THAT(a.message, Catch::Contains("fewer than"));
+  const WarmSavingsFit b = fit_warm_savings(pairs(Phase::forward, 40, {1e-4, 0, 0, 0}, 4), 0);
+  CHECK_FALSE(b.warmth.enabled());
+  CHECK_THAT(b.message, Catch::Contains("cache_bytes"));
+}
+
+TEST_CASE("A hot pair's two records are read as a pair, not as samples; a hot one without its cold one is named", "[fitting][warmth]") {
+  const auto conv = [](int k, const std::string& caches, bool pair, double seconds) {
+    nlohmann::json layout = {{"device", "cpu"}, {"threads", 1}, {"caches", caches}};
+    if (pair) layout["hot_pair"] = true;
+    return nlohmann::json{{"type", "record"}, {"op", "conv_forward"}, {"dtype", "f32"}, {"host", "h"}, {"status", "ok"},
+                          {"algorithm", "torch:default"}, {"library", "PyTorch"}, {"library_version", "1.13"}, {"repetitions", 5},
+                          {"date", "2026-12-02T00:00:00Z"},
+                          {"layout", layout},
+                          {"params", {{"n", 4}, {"c", 64}, {"h", 8}, {"w", 8}, {"k", k}, {"r", 3}, {"s", 3}, {"pad_h", 1}, {"pad_w", 1},
+                                      {"stride_h", 1}, {"stride_w", 1}, {"dilation_h", 1}, {"dilation_w", 1}, {"groups", 1}}},
+                          {"seconds", {{"median", seconds}, {"min", seconds}, {"max", seconds}, {"stddev", 0}}}};
+  };
+  const std::string path = (std::filesystem::temp_directory_path() / "dnnperf_hot_pairs_test.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test"})" << "\n";
+    for (const nlohmann::json& r : {conv(64, "cold", true, 4e-4), conv(64, "hot", true, 1e-4), conv(32, "hot", true, 2e-4),
+                                    conv(16, "cold", false, 3e-4)})
+      out << r.dump() << "\n";
+  }
+  const ComputeData d = load_compute_data({path});
+  REQUIRE(d.hot_pairs.size() == 1);
+  CHECK(d.hot_pairs[0].cold_s == Approx(4e-4));
+  CHECK(d.hot_pairs[0].hot_s == Approx(1e-4));
+  CHECK(d.hot_pairs[0].kernel.conv.k == 64);
+  REQUIRE(d.samples.size() == 1);  // the unpaired cold record only
+  CHECK(d.samples[0].kernel.conv.k == 16);
+  REQUIRE(d.excluded.size() == 1);
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("record 3"));
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("without its cold one"));
+  std::filesystem::remove(path);
+}

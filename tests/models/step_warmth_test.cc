@@ -1,0 +1,62 @@
+#include "models/compute/step_warmth.h"
+
+#include <catch2/catch.hpp>
+
+#include "predictor/lowering/lower.h"
+
+using namespace dnnperf;
+
+namespace {
+
+StepWarmth warmth() {
+  StepWarmth w;
+  w.cache_bytes = 32e6;
+  w.most_saved = 0.8;
+  w.conv[static_cast<std::size_t>(Phase::forward)] = {1e-4, 1e-11, 2e-11, 3e-11};
+  w.conv[static_cast<std::size_t>(Phase::backward_weight)] = {5e-5, 0, 0, 0};
+  return w;
+}
+
+Kernel conv(Phase phase) {
+  ConvShape c;
+  c.n = 4, c.c = 64, c.h = 16, c.w = 16, c.k = 128, c.r = 3, c.s = 3, c.p = 16, c.q = 16, c.pad_h = 1, c.pad_w = 1;
+  return conv_kernel(phase, c, DType::f32);
+}
+
+}  // namespace
+
+TEST_CASE("Warmth takes off each part by the share the step found warm", "[models][warmth]") {
+  Kernel k = conv(Phase::forward);
+  const double input = 4.0 * 64 * 16 * 16 * 4, filter = 128.0 * 64 * 9 * 4, output = 4.0 * 128 * 16 * 16 * 4;
+  CHECK(warm_savings_seconds(warmth(), k, 1.0) == 0.0);  // nothing warm
+  k.resident = {1.0, 0.5, 0.0, 1.0};
+  CHECK(warm_savings_seconds(warmth(), k, 1.0) == Approx(1e-4 + 1e-11 * input + 0.5 * 2e-11 * filter));
+  k.resident.output = 1.0;  // a forward writes its output: a share set anyway is priced as given
+  CHECK(warm_savings_seconds(warmth(), k, 1.0) == Approx(1e-4 + 1e-11 * input + 0.5 * 2e-11 * filter + 3e-11 * output));
+}
+
+TEST_CASE("Warmth never saves more than the largest measured share of a cold time", "[models][warmth]") {
+  Kernel k = conv(Phase::forward);
+  k.resident = {1, 1, 1, 1};
+  CHECK(warm_savings_seconds(warmth(), k, 1e-4) == Approx(0.8e-4));
+}
+
+TEST_CASE("A weight gradient computed in its input gradient's call saves no call of its own", "[models][warmth]") {
+  Kernel k = conv(Phase::backward_weight);
+  k.resident = {1, 1, 1, 1};
+  CHECK(warm_savings_seconds(warmth(), k, 1.0) == Approx(5e-5));
+  k.shares_call = true;
+  CHECK(warm_savings_seconds(warmth(), k, 1.0) == 0.0);
+}
+
+TEST_CASE("Without a fitted warmth, or for other kernels, nothing is saved", "[models][warmth]") {
+  Kernel k = conv(Phase::forward);
+  k.resident = {1, 1, 1, 1};
+  CHECK(warm_savings_seconds(StepWarmth{}, k, 1.0) == 0.0);
+  Kernel g = gemm_kernel(Phase::forward, {64, 64, 64, 1, false, false}, DType::f32);
+  g.resident = {1, 1, 1, 1};
+  CHECK(warm_savings_seconds(warmth(), g, 1.0) == 0.0);
+  Kernel d = conv(Phase::backward_data);  // a direction not fitted
+  d.resident = {1, 1, 1, 1};
+  CHECK(warm_savings_seconds(warmth(), d, 1.0) == 0.0);
+}
