@@ -135,6 +135,7 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
     j["host_dispatch_s"] = p.host_dispatch_s;
     j["device_waiting_s"] = p.device_waiting_s;
   }
+  if (p.framework_s > 0) j["framework_s"] = p.framework_s;
   if (p.sync_wait != 1.0) j["sync_wait"] = p.sync_wait;
   j["allreduce_calls"] = p.allreduces.size();
   j["communication_model"] = p.fitted_communication ? "fitted" : "datasheet";
@@ -208,6 +209,8 @@ void print_prediction(const Prediction& p, const Graph& g, const Options& o) {
   if (p.host_dispatch_s > 0)
     std::cout << "host                " << ms(p.host_dispatch_s) << " ms queueing kernels; the device waits " << ms(p.device_waiting_s)
               << " ms of it (profile's host_dispatch_s)\n";
+  if (p.framework_s > 0)
+    std::cout << "framework           " << ms(p.framework_s) << " ms of the computation is the framework's own work per op (profile's host_op_s)\n";
   print_memory(p);
 }
 

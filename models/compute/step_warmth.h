@@ -9,9 +9,11 @@
 //                + output_s_per_byte * output_bytes
 //
 // (per direction, the forward's activation and filter sizes in every direction). On the dev VM
-// (2026-12-02, 289 pairs) the fixed part is 96-119 us — about the whole of the call overhead the
-// cold fit finds — and the bytes come back at 11-44 GB/s: a convolution with a working set under
-// a megabyte runs in about half its cold time, one over 16 MB in the same.
+// (2026-12-02, 298 pairs of CNN layers) the fixed part is 32-53 us — about half the call overhead
+// the cold fit finds — and the bytes come back at 17-160 GB/s: a convolution with a working set
+// under a megabyte runs back to back in about 0.7 of its cold time, one of 1-16 MB in 0.92-0.95,
+// one over 16 MB in nearly all of it (0.97-1.0). How much depends on the machine's neighbours: an
+// hour earlier, at twice the calibration's times, the fixed part was 60-96 us.
 //
 // Inside a step a kernel is neither: its operands and its library's buffers are warm as far as
 // the step touched little else since (analysis/step_residency.h replays the step through a cache
@@ -20,8 +22,10 @@
 //
 //   saved = resident.call * call_s + resident.input * input_s_per_byte * input_bytes + ...
 //
-// at most most_saved of the cold time (the largest share the pairs saved). Fitted by `dnnperf fit`
-// from hot pairs (fitting/compute/warm_savings_fit.h); absent, convolutions keep their cold price.
+// at most most_saved of the cold time (the largest share the pairs saved); a weight gradient
+// computed in its input gradient's call (Kernel::shares_call) paid no call to save. Fitted by
+// `dnnperf fit` from hot pairs (fitting/compute/warm_savings_fit.h); absent, convolutions keep
+// their cold price.
 #include <array>
 
 #include "predictor/lowering/kernel.h"

@@ -9,8 +9,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "predictor/analysis/step_residency.h"
 #include "models/compute/profile_model.h"
+#include "predictor/analysis/step_residency.h"
 #include "predictor/common/error.h"
 
 namespace dnnperf {
@@ -256,6 +256,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     const std::vector<double> host = host_dispatch_times(graph, step.kernels, d);
     for (std::size_t i = 0; i < host.size(); ++i) {
       step.seconds[i] += host[i];
+      step.framework_s += host[i];
       if (!step.low.empty()) step.low[i] += host[i], step.high[i] += host[i];
     }
   }
@@ -308,6 +309,7 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   const std::vector<double>& low = stretched(step.low, copies[1]);
   const std::vector<double>& high = stretched(step.high, copies[2]);
   p.sync_wait = wait;
+  p.framework_s = step.framework_s * wait;
 
   for (std::size_t i = 0; i < step.kernels.size(); ++i) {
     const Kernel& k = step.kernels[i];

@@ -54,6 +54,10 @@ struct Prediction {
   /// part of compute_s that is the host's, not the kernels'). Zero otherwise.
   double host_dispatch_s = 0;
   double device_waiting_s = 0;
+  /// Synchronous devices (CPUs) whose profile measured the framework's time per op
+  /// (DeviceSpec::host_op_s): the part of compute_s that is the framework's own work, run on the
+  /// same thread as the kernels. Zero otherwise.
+  double framework_s = 0;
   /// The factor on the computation for waiting, each training step, for the slowest of the
   /// data-parallel ranks (sync_wait_factor(); 1 without a measured DeviceSpec::sync_wait). The
   /// phase and layer times above include it.
@@ -79,6 +83,8 @@ struct PricedStep {
   /// part of `seconds` that is waiting for it.
   std::vector<double> host_seconds;
   double device_waiting_s = 0;
+  /// On a synchronous device, the framework's time per op, included in `seconds` (step total).
+  double framework_s = 0;
   /// Each kernel's time at the 95% bounds of the step's compute time, when the profile is
   /// calibrated (empty otherwise): every kernel scaled by the same factor, from a spread that adds
   /// the errors kernels of a family share and lets their own average out.

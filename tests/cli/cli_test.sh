@@ -356,6 +356,7 @@ assert [(r["op"], r["layout"].get("caches"), r["layout"].get("hot_pair", False))
 assert all(r["status"] == "ok" and r["seconds"]["median"] > 0 for r in rs), rs
 ' "$tmp/pairs.jsonl" && echo "ok   torch_bench_hot_pairs" || { echo "FAIL torch_bench_hot_pairs"; fail=1; }
 check torch_bench_hot_pairs_warm 1 'give --cold too' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --kernels "$tmp/pair_kernels.json" --hot-pairs -o "$tmp/pairs2.jsonl"
+check predict_framework_cpu 0 'framework +[0-9.]+ ms of the computation is the framework.s own work per op' -- "$bin" predict -n resnet18 -b 4 --input 64 --gpus-per-node 1 --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json"
 check fit_hot_pairs_few 0 'not fitted: fewer than 12 hot pairs in every direction' -- "$bin" fit "$cpusample" "$tmp/pairs.jsonl" --hardware cpu -o "$tmp/cpu_pairs.json"
 # The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
 gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"

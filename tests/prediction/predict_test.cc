@@ -285,6 +285,8 @@ TEST_CASE("On a CPU the framework's time per op adds to the step, on the same th
   const Prediction after = predict(g, hw, c);
   CHECK(after.iteration_s == Approx(before.iteration_s + 20 * (1e-3 + 3e-3) + 5e-4 + 7e-4));
   CHECK(after.host_dispatch_s == 0);  // no host timeline: nothing runs ahead of the kernels
+  CHECK(after.framework_s == Approx(20 * (1e-3 + 3e-3) + 5e-4 + 7e-4));
+  CHECK(before.framework_s == 0);
   CHECK(after.forward_s == Approx(before.forward_s + 20 * 1e-3 + 5e-4));
 }
 
