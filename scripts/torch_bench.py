@@ -14,7 +14,8 @@ Each kernel: warm-up, then repetitions until about --target seconds (at least 5)
 spread. --co-run P times them alone and again beside P-1 processes running the same kernels (how
 data-parallel ranks sharing a CPU slow each other). Kernels above --max-flops are recorded as skipped (a single-threaded CPU would take
 minutes). --time-budget stops cleanly; --resume continues a file. --cold evicts the caches before
-each repetition of a GEMM or convolution. The process runs with dnnperf's allocator policy
+each repetition of a GEMM or convolution; with --hot-pairs each convolution is timed again right
+after, back to back (what a step's warmth saves it). The process runs with dnnperf's allocator policy
 (dnnperf_py/allocator.py). --op-host times the host's work per framework op instead of kernels
 (dnnperf_py/op_host.py: what drives a GPU's training step when the host is the slower side).
 --anchors times eighty kernels of the default calibration first (17 s on the VM at half speed),
