@@ -278,6 +278,24 @@ ShapeSet wide_output_sample(std::int64_t count, std::uint64_t seed) {
   return set;
 }
 
+ShapeSet skinny_sample(std::int64_t count, std::uint64_t seed) {
+  ShapeSet set;
+  set.name = sampled_name("skinny", count, seed, 0);
+  Draws rng(seed);
+  // A large fully connected layer's forward and input gradient at a small batch: m of 1-16 rows
+  // against a weight matrix of 40-400 MB read once (VGG's first classifier layer, 25088 x 4096,
+  // is 411 MB), transposed as the forward reads it or as it lies for the input gradient. A BLAS
+  // packs that matrix for so few rows: its traffic, not the arithmetic, sets the time.
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t elements = rng.log_uniform(1e7, 1e8);
+    const std::int64_t n = rng.log_uniform(1000, 30000);
+    const std::int64_t k = std::max<std::int64_t>(1, elements / n);
+    const std::int64_t m = rng.pick({1, 2, 4, 8, 16});
+    set.gemms.push_back({m, n, k, 1, false, rng() % 2 == 0});  // trans_b: y = x W^T, else dx = dy W
+  }
+  return set;
+}
+
 std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -340,15 +358,16 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     return depthwise ? depthwise_sample(n, seed, max_flops) : cnn ? cnn_sample(n, seed, max_flops) : sample(n, seed, max_flops);
   }
   if (spec.rfind("anchors:", 0) == 0) return anchors(1e9 * static_cast<double>(parse_positive(std::string_view(spec).substr(8), spec, "the GFLOP cap")));
-  if (spec.rfind("wide:", 0) == 0) {
-    const std::string rest = spec.substr(5);
+  const bool wide = spec.rfind("wide:", 0) == 0, skinny = spec.rfind("skinny:", 0) == 0;
+  if (wide || skinny) {
+    const std::string rest = spec.substr(wide ? 5 : 7);
     const std::size_t colon = rest.find(':');
     const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
     const std::uint64_t seed = colon == std::string::npos ? 1 : static_cast<std::uint64_t>(parse_positive(std::string_view(rest).substr(colon + 1), spec, "the seed"));
-    return wide_output_sample(n, seed);
+    return wide ? wide_output_sample(n, seed) : skinny_sample(n, seed);
   }
   throw InputError("unknown shape set '" + spec +
-                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], anchors:GFLOP, wide:N[:SEED] or square:N,...)");
+                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], anchors:GFLOP, wide:N[:SEED], skinny:N[:SEED] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

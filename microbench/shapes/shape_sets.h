@@ -28,6 +28,9 @@
 //   wide:N[:SEED]  N GEMMs with outputs of 40-400 MB and k of 1-16, mostly with A transposed: a
 //                large fully connected layer's weight gradient at small batches, where writing the
 //                output sets the time (VGG's first classifier layer: 411 MB)
+//   skinny:N[:SEED]  N GEMMs of 1-16 rows against a matrix of 40-400 MB, transposed or not: a large
+//                fully connected layer's forward and input gradient at small batches, where reading
+//                (and a BLAS packing) the weight matrix sets the time
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>

@@ -125,6 +125,26 @@ TEST_CASE("The wide set draws GEMMs whose output is what they write", "[shapes]"
   CHECK_THROWS_WITH(shape_set("wide:0"), Catch::Contains("the count must be a positive integer"));
 }
 
+TEST_CASE("The skinny set draws few rows against a large matrix, both ways a layer reads it", "[shapes]") {
+  const ShapeSet s = shape_set("skinny:24:3");
+  REQUIRE(s.gemms.size() == 24);
+  CHECK(s.convs.empty());
+  CHECK(s.name == "skinny:24:3");
+  int transposed = 0;
+  for (const GemmShape& g : s.gemms) {
+    const double matrix_mb = 4e-6 * static_cast<double>(g.n * g.k);
+    CHECK(matrix_mb >= 39);  // 1e7-1e8 f32 values, less k's rounding down
+    CHECK(matrix_mb <= 400);
+    CHECK((g.m >= 1 && g.m <= 16));
+    CHECK_FALSE(g.trans_a);
+    transposed += g.trans_b;
+  }
+  CHECK(transposed > 4);   // forward passes
+  CHECK(transposed < 20);  // and input gradients
+  CHECK(shape_set("skinny:24:3").gemms.back().n == s.gemms.back().n);  // the same for the same seed
+  CHECK_THROWS_WITH(shape_set("skinny:x"), Catch::Contains("the count must be a positive integer"));
+}
+
 TEST_CASE("Bad shape-set specs are reported", "[shapes][errors]") {
   CHECK_THROWS_WITH(shape_set("imagenet"), Catch::Contains("unknown shape set 'imagenet'"));
   CHECK_THROWS_WITH(shape_set("sample:x"), Catch::Contains("the count must be a positive integer"));
