@@ -165,10 +165,14 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
 }
 
 /// With --steps: prices the runs' networks with the profile just fitted, prints each step's error
-/// beside its kernels' spread, and keeps the spread they leave as device.step_sigma.
-void fit_step_spread(const FitOptions& o, nlohmann::json& profile) {
+/// beside its kernels' spread, and keeps the spread they leave as device.step_sigma. The runs'
+/// re-timed reference kernels are compared with every kernel the fit timed (`timed`), not only
+/// the sixteen the new profile keeps: a refit that adds samples moves the quantiles those are
+/// picked at, and the runs were kept with another profile's.
+void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::vector<std::pair<Kernel, double>>& timed) {
   if (o.steps.empty()) return;
-  const HardwareProfile fitted = hardware_profile_from_json(profile, o.output.empty() ? "the fitted profile" : o.output);
+  HardwareProfile fitted = hardware_profile_from_json(profile, o.output.empty() ? "the fitted profile" : o.output);
+  if (!timed.empty()) fitted.reference_kernels = timed;
   const StepComposition s = step_composition(fitted, o.steps, o.step_networks);
   std::cout << "\nwhole steps against their kernels (" << o.steps << "; " << s.cases.size() << " runs";
   if (s.drift.count)
@@ -282,6 +286,9 @@ bool fit_co_running(const fitting::ComputeData& data, nlohmann::json& profile, c
 struct ComputeFitted {
   bool models = false;      // GEMM, convolution and memory models
   bool co_running = false;  // device.co_run_slowdown, device.sync_wait
+  /// Every GEMM and convolution sample with its time: what re-timed reference kernels kept with
+  /// ground-truth runs are compared with (fit_step_spread), whichever of them the profile keeps.
+  std::vector<std::pair<Kernel, double>> timed;
 };
 ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
@@ -306,6 +313,8 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
   fitted.co_running = fit_co_running(data, profile, sources);
   if (data.samples.empty()) return fitted;
   fitted.models = true;
+  for (const fitting::ComputeSample& smp : data.samples)
+    if (smp.kernel.cls == KernelClass::gemm || smp.kernel.cls == KernelClass::conv) fitted.timed.emplace_back(smp.kernel, smp.seconds);
   // Convolutions the framework runs as per-image GEMMs are no convolution kernel's data: each
   // measures its batch of GEMMs, one after another with the weights staying in cache, and they
   // form a class of their own (per_image_gemm), fitted on their per-image GEMMs.
@@ -566,7 +575,7 @@ void run_fit(const FitOptions& o) {
   for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) {
     if (!compute && !fitted.co_running) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
-    fit_step_spread(o, profile);
+    fit_step_spread(o, profile, fitted.timed);
     write_profile(o, profile);
     return;
   }
@@ -694,7 +703,7 @@ void run_fit(const FitOptions& o) {
 
   profile["communication"] = communication_section(chosen);
   profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
-  fit_step_spread(o, profile);
+  fit_step_spread(o, profile, fitted.timed);
   write_profile(o, profile);
   if (!o.plots.empty()) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
