@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "predictor/common/error.h"
 #ifndef DNNPERF_NO_NETWORKS
@@ -261,6 +262,14 @@ ShapeSet cnn_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   return set;
 }
 
+/// A matrix of 1e7-1e8 f32 values (40-400 MB, a large classifier's weights): its first side drawn
+/// from `shortest` to 30,000, the second what the size leaves.
+std::pair<std::int64_t, std::int64_t> large_matrix(Draws& rng, std::int64_t shortest) {
+  const std::int64_t elements = rng.log_uniform(1e7, 1e8);
+  const std::int64_t first = rng.log_uniform(shortest, 30000);
+  return {first, std::max<std::int64_t>(1, elements / first)};
+}
+
 ShapeSet wide_output_sample(std::int64_t count, std::uint64_t seed) {
   ShapeSet set;
   set.name = sampled_name("wide", count, seed, 0);
@@ -269,9 +278,7 @@ ShapeSet wide_output_sample(std::int64_t count, std::uint64_t seed) {
   // 40-400 MB written once (VGG's first classifier layer, 25088 x 4096, is 411 MB). Where that
   // output leaves the caches, writing it sets the time; the free sample puts few shapes there.
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::int64_t elements = rng.log_uniform(1e7, 1e8);
-    const std::int64_t m = rng.log_uniform(600, 30000);
-    const std::int64_t n = std::max<std::int64_t>(1, elements / m);
+    const auto [m, n] = large_matrix(rng, 600);
     const std::int64_t k = rng.pick({1, 2, 4, 8, 16});
     set.gemms.push_back({m, n, k, 1, rng() % 3 != 0, false});  // dW = dy^T x mostly: transposed
   }
@@ -287,9 +294,7 @@ ShapeSet skinny_sample(std::int64_t count, std::uint64_t seed) {
   // is 411 MB), transposed as the forward reads it or as it lies for the input gradient. A BLAS
   // packs that matrix for so few rows: its traffic, not the arithmetic, sets the time.
   for (std::int64_t i = 0; i < count; ++i) {
-    const std::int64_t elements = rng.log_uniform(1e7, 1e8);
-    const std::int64_t n = rng.log_uniform(1000, 30000);
-    const std::int64_t k = std::max<std::int64_t>(1, elements / n);
+    const auto [n, k] = large_matrix(rng, 1000);
     const std::int64_t m = rng.pick({1, 2, 4, 8, 16});
     set.gemms.push_back({m, n, k, 1, false, rng() % 2 == 0});  // trans_b: y = x W^T, else dx = dy W
   }
