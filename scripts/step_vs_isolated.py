@@ -213,7 +213,7 @@ def main():
             print(f"left out, {label}: {'; '.join(names)}", file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"step": os.path.abspath(args.step), "isolated": os.path.abspath(args.isolated), "kernels": rows,
+            json.dump({"step": args.step, "isolated": args.isolated, "kernels": rows,
                        "sums": summary, "not_timed": missing, "ambiguous": ambiguous}, f, indent=1)
     return 0
 

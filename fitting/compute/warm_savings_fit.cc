@@ -12,22 +12,36 @@ namespace {
 constexpr int kTerms = 4;  // call, input, filter, output
 constexpr int kFolds = 5;
 
-std::array<double, kTerms> features(const Kernel& k) {
-  const ConvOperandBytes b = conv_operand_bytes(k.conv, dtype_bytes(k.dtype));
-  return {1.0, b.input, b.weight, b.output};
+/// The fixed part's bounds tried (seconds; 0: none), 10 us to 10 ms on a log scale.
+std::vector<double> tau_grid() {
+  std::vector<double> taus{0.0};
+  for (int i = 0; i <= 36; ++i) taus.push_back(1e-5 * std::pow(10.0, i / 12.0));
+  return taus;
 }
 
-/// Non-negative least squares of (cold - hot) / cold on features / cold: every subset of free
-/// coefficients solved unconstrained, the best with none negative kept (four terms: 15 subsets).
-std::array<double, kTerms> solve(const std::vector<const ComputeData::HotPair*>& pairs) {
-  std::array<double, kTerms> best{};
-  double best_cost = std::numeric_limits<double>::infinity();
+std::array<double, kTerms> features(const ComputeData::HotPair& p, double tau) {
+  const ConvOperandBytes b = conv_operand_bytes(p.kernel.conv, dtype_bytes(p.kernel.dtype));
+  return {tau > 0 ? p.cold_s / (p.cold_s + tau) : 1.0, b.input, b.weight, b.output};
+}
+
+struct Solution {
+  std::array<double, kTerms> c{};
+  double tau = 0;
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+/// Non-negative least squares of (cold - hot) / cold on features / cold at one bound of the fixed
+/// part: every subset of free coefficients solved unconstrained, the best with none negative kept
+/// (four terms: 15 subsets).
+Solution solve_at(const std::vector<const ComputeData::HotPair*>& pairs, double tau) {
+  Solution best;
+  best.tau = tau;
   const auto n = static_cast<Eigen::Index>(pairs.size());
   Eigen::MatrixXd x(n, kTerms);
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const ComputeData::HotPair& p = *pairs[static_cast<std::size_t>(i)];
-    const auto f = features(p.kernel);
+    const auto f = features(p, tau);
     for (int j = 0; j < kTerms; ++j) x(i, j) = f[static_cast<std::size_t>(j)] / p.cold_s;
     y(i) = (p.cold_s - p.hot_s) / p.cold_s;
   }
@@ -43,20 +57,28 @@ std::array<double, kTerms> solve(const std::vector<const ComputeData::HotPair*>&
     const Eigen::VectorXd b = a.colPivHouseholderQr().solve(y);
     if ((b.array() < 0).any()) continue;
     const double cost = (a * b - y).squaredNorm();
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = {};
-      for (std::size_t c = 0; c < free.size(); ++c) best[static_cast<std::size_t>(free[c])] = b(static_cast<Eigen::Index>(c)) / scale(free[c]);
+    if (cost < best.cost) {
+      best.cost = cost;
+      best.c = {};
+      for (std::size_t c = 0; c < free.size(); ++c) best.c[static_cast<std::size_t>(free[c])] = b(static_cast<Eigen::Index>(c)) / scale(free[c]);
     }
   }
   return best;
 }
 
-double saved(const std::array<double, kTerms>& c, const ComputeData::HotPair& p, double most) {
-  const auto f = features(p.kernel);
-  double s = 0;
-  for (int j = 0; j < kTerms; ++j) s += c[static_cast<std::size_t>(j)] * f[static_cast<std::size_t>(j)];
-  return std::clamp(s, 0.0, most * p.cold_s);
+/// The bound of the fixed part with the least squared relative error, and its coefficients.
+Solution solve(const std::vector<const ComputeData::HotPair*>& pairs) {
+  Solution best;
+  for (const double tau : tau_grid())
+    if (Solution s = solve_at(pairs, tau); s.cost < best.cost) best = s;
+  return best;
+}
+
+double saved(const Solution& s, const ComputeData::HotPair& p, double most) {
+  const auto f = features(p, s.tau);
+  double total = 0;
+  for (int j = 0; j < kTerms; ++j) total += s.c[static_cast<std::size_t>(j)] * f[static_cast<std::size_t>(j)];
+  return std::clamp(total, 0.0, most * p.cold_s);
 }
 
 }  // namespace
@@ -91,8 +113,8 @@ WarmSavingsFit fit_warm_savings(const std::vector<ComputeData::HotPair>& pairs, 
     }
     out.held_out[d] = error_stats(held, 0);
     out.as_cold[d] = error_stats(cold, 0);
-    const auto c = solve(mine);
-    out.warmth.conv[d] = {c[0], c[1], c[2], c[3]};
+    const Solution s = solve(mine);
+    out.warmth.conv[d] = {s.c[0], s.tau, s.c[1], s.c[2], s.c[3]};
     any = true;
   }
   if (any) out.warmth.cache_bytes = cache_bytes;

@@ -2,10 +2,12 @@
 // Fits models/compute/step_warmth.h: what a convolution saves when timed back to back instead of
 // from evicted caches, per direction, from hot pairs (ComputeData::hot_pairs).
 //
-//   cold - hot = call_s + input_s_per_byte * input_bytes + weight_s_per_byte * filter_bytes + output_s_per_byte * output_bytes
+//   cold - hot = call_s * cold / (cold + call_tau_s) + input_s_per_byte * input_bytes
+//                + weight_s_per_byte * filter_bytes + output_s_per_byte * output_bytes
 //
 // by least squares on the differences relative to the cold time (a 0.1 ms kernel counts as much as
-// a 100 ms one), every coefficient kept non-negative (the best of the subsets of free ones). Held
+// a 100 ms one), every coefficient kept non-negative (the best of the subsets of free ones), at
+// each call_tau_s of a grid (none, and 10 us to 10 ms on a log scale): the best is kept. Held
 // out by five folds: the error of the hot times it predicts (cold - saved) beside that of taking
 // them as cold, which is what a profile without it does.
 #include <array>

@@ -5,15 +5,19 @@
 // layer's filter was, in most networks, last touched a whole pass ago. The same kernels timed
 // again back to back (--hot-pairs) run faster, by a fixed part and a part per byte of each operand:
 //
-//   cold - hot = call_s + input_s_per_byte * input_bytes + weight_s_per_byte * filter_bytes
-//                + output_s_per_byte * output_bytes
+//   cold - hot = call_s * cold / (cold + call_tau_s) + input_s_per_byte * input_bytes
+//                + weight_s_per_byte * filter_bytes + output_s_per_byte * output_bytes
 //
-// (per direction, the forward's activation and filter sizes in every direction). On the dev VM
-// (2026-12-02, 298 pairs of CNN layers) the fixed part is 32-53 us — about half the call overhead
-// the cold fit finds — and the bytes come back at 17-160 GB/s: a convolution with a working set
-// under a megabyte runs back to back in about 0.7 of its cold time, one of 1-16 MB in 0.92-0.95,
-// one over 16 MB in nearly all of it (0.97-1.0). How much depends on the machine's neighbours: an
-// hour earlier, at twice the calibration's times, the fixed part was 60-96 us.
+// (per direction, the forward's activation and filter sizes in every direction). The fixed part
+// is a cold start (the library's code and state, the page tables) that a kernel pays as it runs:
+// one much shorter than call_tau_s is over before it has paid the whole of it. Without that bound
+// (call_tau_s = 0, the form before 2026-12-02's night) the fit on the dev VM's 298 pairs of CNN
+// layers left its error in the kernels' length: under 0.3 ms it saved 0.69 of the cold time where
+// the pairs saved 0.66, over 3 ms 0.94 where they saved 0.99 (forward; the backward alike), and
+// the networks' layers, mostly under a millisecond at small batches, were priced too cold. With
+// it: fixed parts of 86-105 us at tau 83-121 us, the bytes at 20-430 GB/s, held-out hot times
+// 7.5-9.2% off (against 25-28% taken as cold). How much a cold cache costs depends on the
+// machine's neighbours: at twice the calibration's times the pairs saved twice as much.
 //
 // Inside a step a kernel is neither: its operands and its library's buffers are warm as far as
 // the step touched little else since (analysis/step_residency.h replays the step through a cache
@@ -33,7 +37,9 @@
 namespace dnnperf {
 
 struct ConvWarmSavings {
-  double call_s = 0;
+  /// The fixed part: call_s for a long kernel, call_s * cold / (cold + call_tau_s) for any (0: no
+  /// such bound; a kernel shorter than call_tau_s is over before it has paid the whole of it).
+  double call_s = 0, call_tau_s = 0;
   double input_s_per_byte = 0, weight_s_per_byte = 0, output_s_per_byte = 0;
 };
 

@@ -165,6 +165,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
         *value = c.real(field, std::nullopt);
         if (!(*value >= 0 && *value < most)) c.fail(field, "must be in [0, " + std::string(most == 1.0 ? "1" : "1e-6") + ")");
       }
+      s.call_tau_s = c.real("call_tau_s", 0.0);
+      if (!(s.call_tau_s >= 0 && s.call_tau_s < 1)) c.fail("call_tau_s", "must be in [0, 1)");
       c.check_unknown();
     }
     conv.check_unknown();

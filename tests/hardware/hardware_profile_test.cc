@@ -462,7 +462,18 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
   CHECK(d.step_warmth.cache_bytes == 2.7e7);
   CHECK(d.step_warmth.conv[0].call_s == 6e-5);
   CHECK(d.step_warmth.conv[0].weight_s_per_byte == 1.5e-11);
+  CHECK(d.step_warmth.conv[0].call_tau_s == 0);  // not given: a fixed part without bound (profiles before it)
   CHECK(d.step_warmth.conv[2].call_s == 0);  // a direction not given saves nothing
+  const std::string tau = write_variant("warmth_tau", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"]["conv"]["forward"]["call_tau_s"] = 1.5e-4;
+  });
+  CHECK(load_hardware_profile(tau).device.step_warmth.conv[0].call_tau_s == 1.5e-4);
+  const std::string tau_bad = write_variant("warmth_tau_bad", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"]["conv"]["forward"]["call_tau_s"] = -1;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(tau_bad), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_tau_s"));
   CHECK_FALSE(load_hardware_profile(write_variant("no_warmth", [](nlohmann::json&) {})).device.step_warmth.enabled());
   const std::string negative = write_variant("warmth_negative", [&](nlohmann::json& j) {
     warmth(j);

@@ -12,8 +12,8 @@ StepWarmth warmth() {
   StepWarmth w;
   w.cache_bytes = 32e6;
   w.most_saved = 0.8;
-  w.conv[static_cast<std::size_t>(Phase::forward)] = {1e-4, 1e-11, 2e-11, 3e-11};
-  w.conv[static_cast<std::size_t>(Phase::backward_weight)] = {5e-5, 0, 0, 0};
+  w.conv[static_cast<std::size_t>(Phase::forward)] = {1e-4, 0, 1e-11, 2e-11, 3e-11};
+  w.conv[static_cast<std::size_t>(Phase::backward_weight)] = {5e-5, 0, 0, 0, 0};
   return w;
 }
 
@@ -33,6 +33,17 @@ TEST_CASE("Warmth takes off each part by the share the step found warm", "[model
   CHECK(warm_savings_seconds(warmth(), k, 1.0) == Approx(1e-4 + 1e-11 * input + 0.5 * 2e-11 * filter));
   k.resident.output = 1.0;  // a forward writes its output: a share set anyway is priced as given
   CHECK(warm_savings_seconds(warmth(), k, 1.0) == Approx(1e-4 + 1e-11 * input + 0.5 * 2e-11 * filter + 3e-11 * output));
+}
+
+TEST_CASE("A bounded fixed part saves in proportion to how much of it a short kernel pays", "[models][warmth]") {
+  StepWarmth w = warmth();
+  w.conv[static_cast<std::size_t>(Phase::forward)] = {2e-4, 2e-4, 0, 0, 0};
+  Kernel k = conv(Phase::forward);
+  k.resident = {0, 0, 0, 1};  // input, filter, output, call
+  CHECK(warm_savings_seconds(w, k, 2e-4) == Approx(1e-4));       // half of it at tau
+  CHECK(warm_savings_seconds(w, k, 2e-2) == Approx(2e-4 * 100.0 / 101.0));  // nearly all of it when long
+  k.resident.call = 0.5;
+  CHECK(warm_savings_seconds(w, k, 2e-4) == Approx(0.5e-4));
 }
 
 TEST_CASE("Warmth never saves more than the largest measured share of a cold time", "[models][warmth]") {
