@@ -22,24 +22,21 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from dnnperf_py.records import ok_records  # noqa: E402
+
 
 def conv_records(paths):
     seen, out = set(), []
     for path in paths:
-        if not os.path.isfile(path):
-            sys.exit(f"onednn_paths.py: {path}: no such file")
-        with open(path) as f:
-            for line_no, line in enumerate(f, 1):
-                try:
-                    r = json.loads(line)
-                except json.JSONDecodeError as e:
-                    sys.exit(f"{path}:{line_no}: not JSON ({e})")
-                if r.get("type") != "record" or not str(r.get("op", "")).startswith("conv") or r.get("status") != "ok":
-                    continue
-                k = (r["op"], tuple(sorted(r["params"].items())))
-                if k not in seen:
-                    seen.add(k)
-                    out.append({"op": r["op"], "params": r["params"]})
+        for _, r in ok_records(path, "onednn_paths.py"):
+            if not str(r.get("op", "")).startswith("conv"):
+                continue
+            k = (r["op"], tuple(sorted(r["params"].items())))
+            if k not in seen:
+                seen.add(k)
+                out.append({"op": r["op"], "params": r["params"]})
     return out
 
 

@@ -31,6 +31,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dnnperf_py.conv_shape import conv_output  # noqa: E402
+from dnnperf_py.records import ok_records  # noqa: E402
 
 FORWARD_OPS = ("aten::mkldnn_convolution", "aten::_slow_conv2d_forward")
 BACKWARD_OPS = ("aten::convolution_backward", "aten::_slow_conv2d_backward")
@@ -87,30 +88,19 @@ def conv_key(p):
 def read_isolated(path):
     """Cold and hot medians: {op: {(x, w, out): [(params, cold_s, hot_s or None)]}}."""
     cold, hot = {}, {}
-    try:
-        f = open(path)
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    with f:
-        for line_no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                fail(f"{path}:{line_no}: not valid JSON ({e})")
-            if r.get("type") != "record" or r.get("status") != "ok" or not str(r.get("op", "")).startswith("conv_"):
-                continue
-            try:
-                params, seconds = r["params"], float(r["seconds"]["median"])
-                ident = (r["op"], json.dumps(params, sort_keys=True))
-                layout = r.get("layout", {})
-            except (KeyError, TypeError, ValueError) as e:
-                fail(f"{path}:{line_no}: record without params or seconds.median ({e!r})")
-            if layout.get("caches") == "hot":
-                hot[ident] = seconds
-            elif layout.get("caches") == "cold":
-                cold[ident] = (params, seconds)
+    for line_no, r in ok_records(path, "step_vs_isolated"):
+        if not str(r.get("op", "")).startswith("conv_"):
+            continue
+        try:
+            params, seconds = r["params"], float(r["seconds"]["median"])
+            ident = (r["op"], json.dumps(params, sort_keys=True))
+            layout = r.get("layout", {})
+        except (KeyError, TypeError, ValueError) as e:
+            fail(f"{path}:{line_no}: record without params or seconds.median ({e!r})")
+        if layout.get("caches") == "hot":
+            hot[ident] = seconds
+        elif layout.get("caches") == "cold":
+            cold[ident] = (params, seconds)
     if not cold:
         fail(f"{path}: no convolution timed with cold caches (torch_bench.py --cold)")
     table = defaultdict(lambda: defaultdict(list))

@@ -18,6 +18,27 @@ def key(record):
             json.dumps(record["layout"], sort_keys=True))
 
 
+def ok_records(path, program):
+    """The measured records of a file (type record, status ok), with their line numbers; a file
+    missing or a line that is not JSON ends the program with a message naming file and line."""
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        raise SystemExit(f"{program}: {path}: no such file")
+    except OSError as e:
+        raise SystemExit(f"{program}: {path}: {e.strerror}")
+    with f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise SystemExit(f"{program}: {path}:{line_no}: not valid JSON ({e})")
+            if isinstance(r, dict) and r.get("type") == "record" and r.get("status") == "ok":
+                yield line_no, r
+
+
 def timing(samples):
     s = sorted(samples)
     return {"median": statistics.median(s), "min": s[0], "max": s[-1],

@@ -74,6 +74,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     r = run(os.path.join(tmp, "nowhere"), isolated)
     check("missing_step_named", r.returncode != 0 and "nowhere/ops_by_shape.json" in r.stderr and "torch_profile_step" in r.stderr, r.stderr)
+    r = run(step, os.path.join(tmp, "absent.jsonl"))
+    check("missing_isolated_named", r.returncode != 0 and "absent.jsonl: no such file" in r.stderr, r.stderr)
     warm_only = os.path.join(tmp, "warm.jsonl")
     with open(warm_only, "w") as f:
         f.write(json.dumps(dict(record("conv_forward", p, 1e-3, "cold"), layout={"device": "cpu"})) + "\n")
