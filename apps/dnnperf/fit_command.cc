@@ -143,7 +143,7 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
     std::cout << "  not fitted: " << w.message << "\n";
     return;
   }
-  std::cout << "  direction          pairs   call us    tau us   input GB/s  filter GB/s  output GB/s   hot MAPE held out (as cold)\n";
+  std::cout << "  direction          pairs   call us  native us    tau us   input GB/s  filter GB/s  output GB/s   hot MAPE held out (as cold)\n";
   const auto rate = [](double s_per_byte) { return s_per_byte > 0 ? fixed(1e-9 / s_per_byte, 1) : std::string("-"); };
   nlohmann::json conv = nlohmann::json::object();
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
@@ -154,10 +154,17 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
       std::cout << "   too few to fit (" << fitting::kMinHotPairs << " needed)\n";
       continue;
     }
-    std::cout << std::setw(10) << fixed(c.call_s * 1e6, 1) << std::setw(10) << (c.call_tau_s > 0 ? fixed(c.call_tau_s * 1e6, 0) : std::string("-")) << std::setw(13) << rate(c.input_s_per_byte) << std::setw(13) << rate(c.weight_s_per_byte)
-              << std::setw(13) << rate(c.output_s_per_byte) << std::setw(12) << fixed(w.held_out[i].mape, 1) << " (" << fixed(w.as_cold[i].mape, 1) << ")\n";
-    conv[std::string(phase_name(phase))] = {{"call_s", c.call_s}, {"call_tau_s", c.call_tau_s}, {"input_s_per_byte", c.input_s_per_byte}, {"weight_s_per_byte", c.weight_s_per_byte},
-                                            {"output_s_per_byte", c.output_s_per_byte}};
+    std::cout << std::setw(10) << fixed(c.call_s * 1e6, 1) << std::setw(11) << (c.native_call_s >= 0 ? fixed(c.native_call_s * 1e6, 1) : std::string("-"))
+              << std::setw(10) << (c.call_tau_s > 0 ? fixed(c.call_tau_s * 1e6, 0) : std::string("-")) << std::setw(13) << rate(c.input_s_per_byte) << std::setw(13) << rate(c.weight_s_per_byte)
+              << std::setw(13) << rate(c.output_s_per_byte) << std::setw(12) << fixed(w.held_out[i].mape, 1) << " (" << fixed(w.as_cold[i].mape, 1) << ")";
+    if (w.held_out_one_call[i].count > 0)
+      std::cout << "; " << w.native_pairs[i] << " on the native path, one fixed part for all: " << fixed(w.held_out_one_call[i].mape, 1)
+                << (c.native_call_s >= 0 ? " (its own kept)" : " (kept)");
+    std::cout << "\n";
+    nlohmann::json& out = conv[std::string(phase_name(phase))];
+    out = {{"call_s", c.call_s}, {"call_tau_s", c.call_tau_s}, {"input_s_per_byte", c.input_s_per_byte}, {"weight_s_per_byte", c.weight_s_per_byte},
+           {"output_s_per_byte", c.output_s_per_byte}};
+    if (c.native_call_s >= 0) out["native_call_s"] = c.native_call_s;
   }
   std::cout << "  a step replays its tensors through a " << fixed(cache_bytes / 1e6, 1) << " MB cache (memory.cache_bytes) and takes off each part by the share it finds warm"
             << " (at most " << fixed(100 * w.warmth.most_saved, 0) << "% of a cold time)\n";

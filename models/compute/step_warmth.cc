@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/compute/direct_conv.h"
+
 namespace dnnperf {
 
 ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes) {
@@ -16,7 +18,8 @@ double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double co
   const ConvWarmSavings& s = warmth.conv[static_cast<std::size_t>(k.phase)];
   const ConvOperandBytes b = conv_operand_bytes(k.conv, dtype_bytes(k.dtype));
   const Kernel::ResidentShare& r = k.resident;
-  const double fixed = s.call_tau_s > 0 ? s.call_s * cold_seconds / (cold_seconds + s.call_tau_s) : s.call_s;
+  const double call = s.native_call_s >= 0 && conv_path(k.conv, k.phase) == ConvPath::native ? s.native_call_s : s.call_s;
+  const double fixed = s.call_tau_s > 0 ? call * cold_seconds / (cold_seconds + s.call_tau_s) : call;
   const double saved = (k.shares_call ? 0.0 : r.call * fixed) + r.input * s.input_s_per_byte * b.input + r.weight * s.weight_s_per_byte * b.weight +
                        r.output * s.output_s_per_byte * b.output;
   return std::clamp(saved, 0.0, warmth.most_saved * cold_seconds);

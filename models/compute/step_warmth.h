@@ -26,7 +26,12 @@
 //
 //   saved = resident.call * call_s + resident.input * input_s_per_byte * input_bytes + ...
 //
-// at most most_saved of the cold time (the largest share the pairs saved); a weight gradient
+// at most most_saved of the cold time (the largest share the pairs saved). The fixed part may be
+// the native path's own (native_call_s): a oneDNN primitive's cold start includes its own JIT code
+// and the reorders of blocked layouts, which PyTorch's im2col-free GEMMs on plain tensors do not
+// have — on the dev VM's generic pairs the native forwards saved 76 us of a 131 us fixed part, and
+// one fixed part for both left the native ones' held-out hot times 7.9% off, 3.3% with their own
+// (2026-12-02). The fit keeps it per direction only where it predicts held-out pairs better. A weight gradient
 // computed in its input gradient's call (Kernel::shares_call) paid no call to save. Fitted by
 // `dnnperf fit` from hot pairs (fitting/compute/warm_savings_fit.h); absent, convolutions keep
 // their cold price.
@@ -41,6 +46,9 @@ struct ConvWarmSavings {
   /// such bound; a kernel shorter than call_tau_s is over before it has paid the whole of it).
   double call_s = 0, call_tau_s = 0;
   double input_s_per_byte = 0, weight_s_per_byte = 0, output_s_per_byte = 0;
+  /// The fixed part of a convolution on PyTorch's native path (ConvPath::native), under the same
+  /// bound; < 0: as every other path's, call_s.
+  double native_call_s = -1;
 };
 
 struct StepWarmth {

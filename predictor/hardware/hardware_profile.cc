@@ -167,6 +167,10 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       }
       s.call_tau_s = c.real("call_tau_s", 0.0);
       if (!(s.call_tau_s >= 0 && s.call_tau_s < 1)) c.fail("call_tau_s", "must be in [0, 1)");
+      if (c.has("native_call_s")) {  // absent: the native path's fixed part is call_s
+        s.native_call_s = c.real("native_call_s", std::nullopt);
+        if (!(s.native_call_s >= 0 && s.native_call_s < 1)) c.fail("native_call_s", "must be in [0, 1)");
+      }
       c.check_unknown();
     }
     conv.check_unknown();

@@ -474,6 +474,18 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
     j["device"]["step_warmth"]["conv"]["forward"]["call_tau_s"] = -1;
   });
   CHECK_THROWS_WITH(load_hardware_profile(tau_bad), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_tau_s"));
+  CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
+  const std::string native = write_variant("warmth_native", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"]["conv"]["forward"]["native_call_s"] = 4e-5;
+  });
+  CHECK(load_hardware_profile(native).device.step_warmth.conv[0].native_call_s == 4e-5);
+  const std::string native_bad = write_variant("warmth_native_bad", [&](nlohmann::json& j) {
+    warmth(j);
+    j["device"]["step_warmth"]["conv"]["forward"]["native_call_s"] = 2.0;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(native_bad), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("native_call_s") &&
+                                                          Catch::Contains("must be in [0, 1)"));
   CHECK_FALSE(load_hardware_profile(write_variant("no_warmth", [](nlohmann::json&) {})).device.step_warmth.enabled());
   const std::string negative = write_variant("warmth_negative", [&](nlohmann::json& j) {
     warmth(j);
