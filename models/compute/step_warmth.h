@@ -29,9 +29,10 @@
 // at most most_saved of the cold time (the largest share the pairs saved). The fixed part may be
 // the native path's own (native_call_s): a oneDNN primitive's cold start includes its own JIT code
 // and the reorders of blocked layouts, which PyTorch's im2col-free GEMMs on plain tensors do not
-// have — on the dev VM's generic pairs the native forwards saved 76 us of a 131 us fixed part, and
-// one fixed part for both left the native ones' held-out hot times 7.9% off, 3.3% with their own
-// (2026-12-02). The fit keeps it per direction only where it predicts held-out pairs better. A weight gradient
+// have — on the dev VM's generic pairs (2026-12-02, scaled to the calibration's speed) the native
+// forwards have a fixed part of 49 us against the others' 84, and one fixed part for both left the
+// native ones' held-out hot times 7.9% off, 3.3% with their own. The fit keeps it per direction
+// only where it predicts held-out pairs better. A weight gradient
 // computed in its input gradient's call (Kernel::shares_call) paid no call to save. Fitted by
 // `dnnperf fit` from hot pairs (fitting/compute/warm_savings_fit.h); absent, convolutions keep
 // their cold price.
