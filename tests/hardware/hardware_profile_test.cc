@@ -464,34 +464,23 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
   CHECK(d.step_warmth.conv[0].weight_s_per_byte == 1.5e-11);
   CHECK(d.step_warmth.conv[0].call_tau_s == 0);  // not given: a fixed part without bound (profiles before it)
   CHECK(d.step_warmth.conv[2].call_s == 0);  // a direction not given saves nothing
-  const std::string tau = write_variant("warmth_tau", [&](nlohmann::json& j) {
-    warmth(j);
-    j["device"]["step_warmth"]["conv"]["forward"]["call_tau_s"] = 1.5e-4;
-  });
-  CHECK(load_hardware_profile(tau).device.step_warmth.conv[0].call_tau_s == 1.5e-4);
-  const std::string tau_bad = write_variant("warmth_tau_bad", [&](nlohmann::json& j) {
-    warmth(j);
-    j["device"]["step_warmth"]["conv"]["forward"]["call_tau_s"] = -1;
-  });
-  CHECK_THROWS_WITH(load_hardware_profile(tau_bad), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_tau_s"));
+  // The warmth above with one field of its forward direction set to `value`.
+  const auto forward_with = [&](const std::string& name, const char* field, double value) {
+    return write_variant(name, [&](nlohmann::json& j) {
+      warmth(j);
+      j["device"]["step_warmth"]["conv"]["forward"][field] = value;
+    });
+  };
+  CHECK(load_hardware_profile(forward_with("warmth_tau", "call_tau_s", 1.5e-4)).device.step_warmth.conv[0].call_tau_s == 1.5e-4);
+  CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_tau_bad", "call_tau_s", -1)),
+                    Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_tau_s"));
   CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
-  const std::string native = write_variant("warmth_native", [&](nlohmann::json& j) {
-    warmth(j);
-    j["device"]["step_warmth"]["conv"]["forward"]["native_call_s"] = 4e-5;
-  });
-  CHECK(load_hardware_profile(native).device.step_warmth.conv[0].native_call_s == 4e-5);
-  const std::string native_bad = write_variant("warmth_native_bad", [&](nlohmann::json& j) {
-    warmth(j);
-    j["device"]["step_warmth"]["conv"]["forward"]["native_call_s"] = 2.0;
-  });
-  CHECK_THROWS_WITH(load_hardware_profile(native_bad), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("native_call_s") &&
-                                                          Catch::Contains("must be in [0, 1)"));
+  CHECK(load_hardware_profile(forward_with("warmth_native", "native_call_s", 4e-5)).device.step_warmth.conv[0].native_call_s == 4e-5);
+  CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_native_bad", "native_call_s", 2.0)),
+                    Catch::Contains("step_warmth.conv.forward") && Catch::Contains("native_call_s") && Catch::Contains("must be in [0, 1)"));
   CHECK_FALSE(load_hardware_profile(write_variant("no_warmth", [](nlohmann::json&) {})).device.step_warmth.enabled());
-  const std::string negative = write_variant("warmth_negative", [&](nlohmann::json& j) {
-    warmth(j);
-    j["device"]["step_warmth"]["conv"]["forward"]["call_s"] = -1e-5;
-  });
-  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_s"));
+  CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_negative", "call_s", -1e-5)),
+                    Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_s"));
   const std::string no_cache = write_variant("warmth_no_cache", [&](nlohmann::json& j) {
     warmth(j);
     j["device"]["step_warmth"].erase("cache_bytes");
