@@ -47,6 +47,9 @@ struct ValidateOptions {
   /// Where to keep the ground truth this run measures, under the same names, so that other
   /// profiles can be judged against the very same runs (`--measured DIR`).
   std::string save_measured;
+  /// With save_measured: a case whose two runs DIR already keeps (an interrupted validation's) is
+  /// read from there instead of being run again.
+  bool resume = false;
 };
 
 /// Runs a shell command; its exit status (-1: not started), with stdout and stderr in `output`.
@@ -59,8 +62,9 @@ int run_command(const std::string& command, std::string& output) {
 }
 
 /// How fast the machine runs now against its calibration: the profile's reference kernels timed
-/// again (or read where --measured kept them) against their calibrated times.
-Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
+/// again (or read where --measured kept them, or --save-measured did when every case was
+/// resumed from there) against their calibrated times.
+Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw, bool every_case_kept) {
   Drift d;
   if (hw.reference_kernels.empty()) {
     d.note = "profile '" + hw.name + "' keeps no reference kernels (dnnperf fit writes them)";
@@ -68,8 +72,10 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
   }
   const std::string kept_name = "reference_kernels.jsonl";
   std::string records;
-  if (!o.measured.empty()) {
-    records = o.measured + "/" + kept_name;
+  const std::string resumed = o.save_measured + "/" + kept_name;
+  const bool reuse = o.resume && every_case_kept && std::filesystem::exists(resumed);
+  if (!o.measured.empty() || reuse) {
+    records = reuse ? resumed : o.measured + "/" + kept_name;
     if (!std::filesystem::exists(records)) {
       d.note = records + ": not kept with this ground truth";
       return d;
@@ -98,7 +104,7 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw) {
     }
   }
   d = drift_from_records(hw, records);
-  if (o.measured.empty()) std::filesystem::remove(records);
+  if (o.measured.empty() && !reuse) std::filesystem::remove(records);
   return d;
 }
 
@@ -108,34 +114,38 @@ std::vector<std::int64_t> case_input(const ValidateOptions& o, const std::string
   return {o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]};
 }
 
-/// One ground-truth run of scripts/torch_train.py.
-StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
-  if (!o.measured.empty()) {
-    StepTimes m;
-    const std::string path = o.measured + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
-    std::ifstream in(path);
-    if (!in) {
-      m.error = path + ": no measurement for this case";
-      return m;
-    }
-    try {
-      const nlohmann::json j = nlohmann::json::parse(in);
-      m = read_step_times(j, path);
-      // The run must be the case predicted: a file of another size would compare two cases.
-      const auto differs = [&](const char* field, const nlohmann::json& expected, const std::string& option) {
-        if (!m.ok || !j.contains(field) || j.at(field) == expected) return;
-        m.ok = false;
-        m.error = path + ": measured with " + field + " " + j.at(field).dump() + ", predicted with " + expected.dump() + " (" + option + ")";
-      };
-      differs("batch_per_process", batch, "--batch");
-      differs("procs", procs, "--procs");
-      differs("inference", o.inference, "--inference");
-      if (!is_network_file(network)) differs("input", case_input(o, network), is_sequence_model(network) ? "--seq" : "--input");
-    } catch (const std::exception& e) {
-      m.error = path + ": not a torch_train.py result: " + e.what();
-    }
+/// A ground-truth run kept in DIR (by --save-measured, or scripts/gpu_validate.sh), checked to be
+/// the case predicted.
+StepTimes kept_run(const ValidateOptions& o, const std::string& dir, const std::string& network, std::int64_t batch, int procs, int run) {
+  StepTimes m;
+  const std::string path = dir + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
+  std::ifstream in(path);
+  if (!in) {
+    m.error = path + ": no measurement for this case";
     return m;
   }
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    m = read_step_times(j, path);
+    // The run must be the case predicted: a file of another size would compare two cases.
+    const auto differs = [&](const char* field, const nlohmann::json& expected, const std::string& option) {
+      if (!m.ok || !j.contains(field) || j.at(field) == expected) return;
+      m.ok = false;
+      m.error = path + ": measured with " + field + " " + j.at(field).dump() + ", predicted with " + expected.dump() + " (" + option + ")";
+    };
+    differs("batch_per_process", batch, "--batch");
+    differs("procs", procs, "--procs");
+    differs("inference", o.inference, "--inference");
+    if (!is_network_file(network)) differs("input", case_input(o, network), is_sequence_model(network) ? "--seq" : "--input");
+  } catch (const std::exception& e) {
+    m.error = path + ": not a torch_train.py result: " + e.what();
+  }
+  return m;
+}
+
+/// One ground-truth run of scripts/torch_train.py (read from --measured where given).
+StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std::int64_t batch, int procs, int run) {
+  if (!o.measured.empty()) return kept_run(o, o.measured, network, batch, procs, run);
   const std::string out = (std::filesystem::temp_directory_path() / ("dnnperf_validate_" + std::to_string(getpid()) + "_" + std::to_string(run) + ".json")).string();
   std::filesystem::remove(out);
   const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py";
@@ -187,6 +197,7 @@ void run_validate(const ValidateOptions& o) {
   std::array<std::vector<double>, 3> phase_errors;  // per kPhases, where the runs timed them
   std::vector<std::string> phase_rows;
   int inside_count = 0;
+  bool every_case_kept = true;  // every case read back by --resume: the kept reference kernels are theirs
   std::vector<double> interval_low, interval_high;  // per case, % below and above the prediction
   // Wide enough for the longest name: ONNX files are named by their path.
   std::size_t name_width = 22;
@@ -214,8 +225,21 @@ void run_validate(const ValidateOptions& o) {
             c["co_run_slowdown"] = co_run_factor(hw.device, procs);
             c["sync_wait"] = p.sync_wait;
           }
-          const StepTimes a = ground_truth(o, network, batch, procs, 0);
-          const StepTimes b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
+          // Resuming: both runs kept and both the case predicted, or the case is run again.
+          StepTimes a, b;
+          if (o.resume) {
+            a = kept_run(o, o.save_measured, network, batch, procs, 0);
+            b = kept_run(o, o.save_measured, network, batch, procs, 1);
+          }
+          const bool kept = o.resume && a.ok && b.ok;
+          if (o.resume && !kept && std::filesystem::exists(o.save_measured + "/" + case_stem(network, batch, procs, o.inference) + "_run0.json"))
+            std::cerr << "note: " << (a.ok ? b.error : a.error) << "; running the case again\n";
+          if (!kept) {
+            a = ground_truth(o, network, batch, procs, 0);
+            b = a.ok ? ground_truth(o, network, batch, procs, 1) : a;
+          }
+          every_case_kept = every_case_kept && kept;
+          if (kept) c["resumed"] = true;
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
           const double measured = 0.5 * (a.median + b.median);
           const double error = 100 * (p.iteration_s - measured) / measured;
@@ -251,7 +275,8 @@ void run_validate(const ValidateOptions& o) {
             std::cout << std::left << std::setw(nw) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << std::setw(14)
                       << fixed(1e3 * p.iteration_s, 2) << std::setw(20)
                       << (fixed(1e3 * p.iteration_low_s, 1) + "-" + fixed(1e3 * p.iteration_high_s, 1)) << std::setw(13) << fixed(1e3 * measured, 2) << std::setw(10)
-                      << fixed(1e3 * std::min(a.min, b.min), 2) << std::setw(9) << fixed(error, 1) << std::setw(9) << fixed(floor, 1) << "\n";
+                      << fixed(1e3 * std::min(a.min, b.min), 2) << std::setw(9) << fixed(error, 1) << std::setw(9) << fixed(floor, 1)
+                      << (kept ? "  (kept)" : "") << "\n";
         } catch (const std::exception& e) {
           c.update({{"status", "failed"}, {"reason", e.what()}});
           if (!o.json) std::cout << std::left << std::setw(nw) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << "  FAILED: " << e.what() << "\n";
@@ -269,7 +294,7 @@ void run_validate(const ValidateOptions& o) {
     return s;
   };
   // After the cases, so that the reference kernels see the machine as the last runs did.
-  const Drift drift = machine_drift(o, hw);
+  const Drift drift = machine_drift(o, hw, every_case_kept);
   nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
                            {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
   if (!interval_low.empty()) result["interval_width_percent"] = {{"below", summary(interval_low)}, {"above", summary(interval_high)}};
@@ -358,6 +383,8 @@ void add_validate_command(CLI::App& app) {
   c->add_option("--measured", o->measured, "use ground truth measured elsewhere (scripts/gpu_validate.sh or --save-measured write DIR) instead of running PyTorch here");
   c->add_option("--save-measured", o->save_measured, "also keep the ground truth measured here in DIR, for judging other profiles on the same runs (--measured DIR)")
       ->excludes("--measured");
+  c->add_flag("--resume", o->resume, "read back the cases whose two runs --save-measured DIR already keeps (an interrupted validation) instead of running them again")
+      ->needs("--save-measured");
   c->callback([o] { run_validate(*o); });
 }
 

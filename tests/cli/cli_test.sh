@@ -414,6 +414,16 @@ check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" valida
 check validate_on_saved 0 'MAPE .* over 1 cases' -- "$bin" validate --hardware a100 --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
 # torch_train.py times each phase of a training step apart; the saved runs carry them.
 check validate_saved_phases 0 'phase MAPE: forward' -- "$bin" validate --hardware a100 --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
+# An interrupted validation resumes: a case whose two runs are kept (and are the case asked for)
+# is read back, any other is run again.
+cp -r "$tmp/gt" "$tmp/gt_resume" && rm "$tmp/gt_resume/resnet18_b2_p1_train_run1.json"
+check validate_resume_kept 0 'resnet18 .*\(kept\)' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --input 32 --save-measured "$tmp/gt" --resume
+check validate_resume_rerun 0 'resnet18_b2_p1_train_run1\.json: no measurement for this case; running the case again' -- \
+  "$bin" validate --hardware cpu --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt_resume" --resume
+[ -f "$tmp/gt_resume/resnet18_b2_p1_train_run1.json" ] && echo "ok   validate_resume_rerun_saved" || { echo "FAIL validate_resume_rerun_saved"; fail=1; }
+check validate_resume_other_case 0 'measured with input \[32,32\], predicted with \[40,40\] \(--input\); running the case again' -- \
+  "$bin" validate --hardware cpu --networks resnet18 --batch 2 --input 40 --iterations 2 --save-measured "$tmp/gt_resume" --resume
+check validate_resume_needs_dir 107 'requires --save-measured' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --resume
 # A fitted profile keeps reference kernels; validate re-times them beside the cases and keeps them
 # with the ground truth (one live check; judged on runs kept without them, it says so).
 check validate_drift 0 'reference kernels take [0-9.]+x their calibrated time' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt3"
