@@ -171,14 +171,19 @@ StepComposition step_composition(const HardwareProfile& fitted, const std::strin
     result.cases.push_back(c);
   }
   if (result.cases.size() >= kMinSteps) {
-    double excess = 0, bias = 0;
+    double excess = 0, bias = 0, kernel_sigma = 0;
     for (const auto& c : result.cases) {
       excess += c.log_error * c.log_error - c.kernel_sigma * c.kernel_sigma;
       bias += c.log_error;
+      kernel_sigma += c.kernel_sigma;
     }
     const double n = static_cast<double>(result.cases.size());
     result.sigma = std::sqrt(std::max(0.0, excess / n));
     result.bias = bias / n;
+    result.kernel_sigma = kernel_sigma / n;
+    double scatter = 0;
+    for (const auto& c : result.cases) scatter += (c.log_error - result.bias) * (c.log_error - result.bias);
+    result.bias_se = std::sqrt(scatter / (n - 1) / n);
     result.estimated = true;
   }
   return result;

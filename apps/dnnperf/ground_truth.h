@@ -73,6 +73,8 @@ struct StepComposition {
   std::vector<std::string> skipped;  // runs not used, with why
   Drift drift;                       // measured times are divided by drift.median where known
   double sigma = 0, bias = 0;        // bias: mean of log_error
+  double bias_se = 0;                // its standard error (the log errors' sample spread / sqrt(n))
+  double kernel_sigma = 0;           // the cases' kernel spreads, averaged
   bool estimated = false;            // false with fewer than kMinSteps cases
 };
 

@@ -207,10 +207,10 @@ assert len(w)==3 and 1<w[0]<w[1]<w[2], w" "$tmp/wait.csv" \
 # the prediction, at half the machine's calibrated speed (the reference kernels kept beside them
 # at twice their time): the step spread is sqrt(mean(r^2 - s^2)), s the kernels' own spread, and
 # predict's interval adds it in quadrature.
-mkdir -p "$tmp/steps" "$tmp/steps_one" "$tmp/steps_missing"
-/usr/bin/python3 - "$bin" "$tmp/both.json" "$tmp/steps" "$tmp/steps_one" "$tmp/steps_missing" "$torchmeas" <<'PY'
+mkdir -p "$tmp/steps" "$tmp/steps_one" "$tmp/steps_missing" "$tmp/steps_biased"
+/usr/bin/python3 - "$bin" "$tmp/both.json" "$tmp/steps" "$tmp/steps_one" "$tmp/steps_missing" "$torchmeas" "$tmp/steps_biased" <<'PY'
 import json, math, subprocess, sys
-bin, hw, steps, one, missing, samples = sys.argv[1:7]
+bin, hw, steps, one, missing, samples, biased = sys.argv[1:8]
 def run(folder, net, seconds, network=None):
     for r, f in ((0, 0.98), (1, 1.02)):
         json.dump({"network": network or net, "batch_per_process": 2, "procs": 1, "inference": False, "input": [32, 32],
@@ -220,6 +220,8 @@ for net, r in (("resnet18", 0.45), ("mobilenet_v2", -0.35), ("vgg11", 0.40)):
     j = json.loads(subprocess.run([bin, "predict", "-n", net, "-b", "2", "--input", "32", "--gpus-per-node", "1", "--hardware", hw, "--json"], capture_output=True, text=True, check=True).stdout)
     run(steps, net, 2 * j["iteration_s"] * math.exp(r))
     expected.append((r, math.log(j["high"] / j["iteration_s"]) / 1.96))
+    # Every step 1.5-1.65x its price, as timed (no reference kernels): a shared error, not chance.
+    run(biased, net, j["iteration_s"] * math.exp(0.45 + (r - 0.17) / 10))
 run(one, "resnet18", 0.01)
 run(missing, "gone.onnx", 0.01, "/nonexistent/gone.onnx")
 references = json.load(open(hw))["reference_kernels"]
@@ -248,6 +250,9 @@ j = json.loads(subprocess.run([bin, "predict", "-n", "resnet18", "-b", "2", "--i
 spread = math.log(j["high"] / j["iteration_s"]) / 1.96
 assert abs(spread - math.sqrt(expected[0][1] ** 2 + sigma ** 2)) < 1e-3 * spread, (spread, expected[0][1], sigma)
 PY
+grep -q "warning: the steps' kernels" "$tmp/steps.txt" && { echo "FAIL fit_steps_no_bias_warning"; fail=1; } || echo "ok   fit_steps_no_bias_warning"
+check fit_steps_bias 0 "warning: the steps' kernels priced them 3[0-9]\.[0-9]% below their measured time on average, [0-9.]+ standard errors from none" -- \
+  "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps_biased" -o "$tmp/biased.json"
 check fit_steps_too_few 0 'step spread: not estimated \(1 single-process runs; at least 3 needed\)' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_one" -o "$tmp/one.json"
 check fit_steps_missing_network 1 "gone.onnx_b2_p1_train_run0.json: network file '/nonexistent/gone.onnx' is not there" -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_missing" -o "$tmp/gone.json"
 check fit_steps_no_dir 1 'no such directory of ground-truth runs' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/nowhere" -o "$tmp/nowhere.json"
