@@ -194,6 +194,8 @@ void run_validate(const ValidateOptions& o) {
     std::cerr << "note: profile '" << hw.name << "' has no model of " << library << "'s all-reduce; DDP's all-reduces are priced by "
               << (hw.communication.empty() ? "the datasheet" : "the fitted algorithms") << " (scripts/torch_comm_bench.py measures " << library << ")\n";
   std::vector<double> errors, noise;
+  // Per (batch, processes): a pooled MAPE over several batches can hide one that misses.
+  std::map<std::pair<std::int64_t, int>, std::pair<std::vector<double>, std::vector<double>>> by_size;
   std::array<std::vector<double>, 3> phase_errors;  // per kPhases, where the runs timed them
   std::vector<std::string> phase_rows;
   int inside_count = 0;
@@ -256,6 +258,8 @@ void run_validate(const ValidateOptions& o) {
             interval_high.push_back(100 * (p.iteration_high_s / p.iteration_s - 1));
           }
           noise.push_back(floor);
+          by_size[{batch, procs}].first.push_back(std::abs(error));
+          by_size[{batch, procs}].second.push_back(floor);
           if (a.phases && b.phases && !o.inference) {
             // The predicted backward phase is the rest of the step: backward kernels, and the
             // all-reduces and bucket copies DDP's backward waits for.
@@ -297,6 +301,9 @@ void run_validate(const ValidateOptions& o) {
   const Drift drift = machine_drift(o, hw, every_case_kept);
   nlohmann::json result = {{"hardware", hw.name}, {"cases", cases}, {"absolute_error_percent", summary(errors)},
                            {"noise_floor_percent", summary(noise)}, {"inside_interval", inside_count}};
+  if (by_size.size() > 1)
+    for (const auto& [size, e] : by_size)
+      result["by_size"].push_back({{"batch", size.first}, {"procs", size.second}, {"absolute_error_percent", summary(e.first)}, {"noise_floor_percent", summary(e.second)}});
   if (!interval_low.empty()) result["interval_width_percent"] = {{"below", summary(interval_low)}, {"above", summary(interval_high)}};
   for (int i = 0; i < 3; ++i)
     if (!phase_errors[i].empty()) result["phase_error_percent"][kPhases[i]] = summary(phase_errors[i]);
@@ -336,6 +343,11 @@ void run_validate(const ValidateOptions& o) {
                                        : " (intervals -" + fixed(result["interval_width_percent"]["below"]["mean"], 0) + "% to +" +
                                              fixed(result["interval_width_percent"]["above"]["mean"], 0) + "% on average)")
               << "\n";
+  if (result.contains("by_size"))
+    for (const auto& g : result["by_size"])
+      std::cout << "  batch " << g["batch"].get<std::int64_t>() << ", " << g["procs"].get<int>() << (g["procs"].get<int>() == 1 ? " process" : " processes") << ": MAPE "
+                << fixed(g["absolute_error_percent"]["mean"], 1) << "% over " << g["absolute_error_percent"]["count"].get<std::size_t>() << " cases, noise floor mean "
+                << fixed(g["noise_floor_percent"]["mean"], 1) << "%\n";
   if (const int most = *std::max_element(o.procs.begin(), o.procs.end()); most > 1 && !errors.empty())
     std::cout << "data-parallel cases: every kernel at " << fixed(co_run_factor(hw.device, most), 3) << "x (ranks sharing the node, device.co_run_slowdown), "
               << "the computation at " << fixed(o.inference ? 1.0 : sync_wait_factor(hw.device, most), 3)

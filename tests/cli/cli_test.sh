@@ -428,6 +428,12 @@ check validate_resume_rerun 0 'resnet18_b2_p1_train_run1\.json: no measurement f
 [ -f "$tmp/gt_resume/resnet18_b2_p1_train_run1.json" ] && echo "ok   validate_resume_rerun_saved" || { echo "FAIL validate_resume_rerun_saved"; fail=1; }
 check validate_resume_other_case 0 'measured with input \[32,32\], predicted with \[40,40\] \(--input\); running the case again' -- \
   "$bin" validate --hardware cpu --networks resnet18 --batch 2 --input 40 --iterations 2 --save-measured "$tmp/gt_resume" --resume
+# Several batches: the pooled MAPE and each (batch, processes) apart.
+kept16="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/validation/ground_truth"
+check validate_by_size 0 'batch 4, 1 process: MAPE [0-9.]+% over 2 cases, noise floor mean [0-9.]+%.*batch 16, 1 process: MAPE [0-9.]+% over 2 cases' -- \
+  bash -c "'$bin' validate --hardware '$src/data/hardware/calibrated/cpu-vm-2core.json' --networks resnet18,mobilenet_v2 --batch 4,16 --input 64 --measured '$kept16' | tr '\n' ' '"
+"$bin" validate --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json" --networks resnet18 --batch 4 --input 64 --measured "$kept16" | grep -q "batch 4, 1 process:" \
+  && { echo "FAIL validate_by_size_one"; fail=1; } || echo "ok   validate_by_size_one"
 check validate_resume_needs_dir 107 'requires --save-measured' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --resume
 # A fitted profile keeps reference kernels; validate re-times them beside the cases and keeps them
 # with the ground truth (one live check; judged on runs kept without them, it says so).
