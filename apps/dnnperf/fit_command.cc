@@ -214,7 +214,9 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
   // for it; nothing corrects the predictions, whose error differs by network.
   if (std::abs(s.bias) > kBiasStandardErrors * s.bias_se && std::abs(s.bias) > s.kernel_sigma)
     std::cout << "warning: the steps' kernels priced them " << fixed(100 * std::abs(std::exp(-s.bias) - 1), 1) << "% " << (s.bias < 0 ? "above" : "below")
-              << " their measured time on average, " << fixed(std::abs(s.bias) / s.bias_se, 1) << " standard errors from none and more than the kernels' spread ("
+              << " their measured time on average, "
+              << (s.bias_se > 0 ? fixed(std::abs(s.bias) / s.bias_se, 1) + " standard errors from none" : std::string("every step off alike"))
+              << " and more than the kernels' spread ("
               << fixed(100 * s.kernel_sigma, 1) << "%): the kernels and the steps saw different machines. On a shared machine that is most often load "
               << "while the kernels were timed (alone, with cold caches, they slow more than steps); measure again when it is quiet\n";
   profile["device"]["step_sigma"] = s.sigma;
