@@ -54,6 +54,22 @@ std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitti
   return out;
 }
 
+std::vector<ReferencePass> reference_passes(const std::vector<std::string>& files) {
+  std::vector<ReferencePass> out;
+  std::set<std::pair<std::string, std::int64_t>> seen;
+  for (const std::string& file : files)
+    for (const bench::Record& r : bench::read_records(file)) {
+      // Only what torch_bench.py --kernels can time again: its own passes, over a plain buffer.
+      if (!r.op.starts_with("memory_") || r.library != "PyTorch" || r.status != "ok" || !r.timing || r.params.size() != 1 || !r.params.contains("bytes"))
+        continue;
+      const auto dtype = parse_dtype(r.dtype);
+      const std::int64_t bytes = r.params.at("bytes").get<std::int64_t>();
+      if (!dtype || bytes < kReferencePassBytes || !seen.emplace(r.op, bytes).second) continue;
+      out.push_back({r.op, bytes, *dtype, r.timing->median});
+    }
+  return out;
+}
+
 namespace {
 
 // The share of the roofline's time-weighted held-out error a regression must stay under to
@@ -211,14 +227,20 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
   // explains: the kernels and the steps were not timed on the same machine, in effect. On a busy
   // VM kernels timed alone with cold caches slowed 2.0-2.4x and whole steps 1.5-2.2x
   // (data/measurements/cpu-vm-2core-2026-12-02-calibrate-busy/). step_sigma widens the intervals
-  // for it; nothing corrects the predictions, whose error differs by network.
+  // for it; nothing corrects the predictions, whose error differs by network. The other way (steps
+  // slower than their kernels: 13.8% on 2026-12-02 at 10:47, on a VM that faulted fresh pages in
+  // at 3 us each that day; data/measurements/cpu-vm-2core-2026-12-02-calibrate-grid/) is load on
+  // the steps or a cost only steps pay.
   if (std::abs(s.bias) > kBiasStandardErrors * s.bias_se && std::abs(s.bias) > s.kernel_sigma)
     std::cout << "warning: the steps' kernels priced them " << fixed(100 * std::abs(std::exp(-s.bias) - 1), 1) << "% " << (s.bias < 0 ? "above" : "below")
               << " their measured time on average, "
               << (s.bias_se > 0 ? fixed(std::abs(s.bias) / s.bias_se, 1) + " standard errors from none" : std::string("every step off alike"))
               << " and more than the kernels' spread ("
-              << fixed(100 * s.kernel_sigma, 1) << "%): the kernels and the steps saw different machines. On a shared machine that is most often load "
-              << "while the kernels were timed (alone, with cold caches, they slow more than steps); measure again when it is quiet\n";
+              << fixed(100 * s.kernel_sigma, 1) << "%): the kernels and the steps saw different machines. "
+              << (s.bias < 0 ? "On a shared machine that is most often load while the kernels were timed (alone, with cold caches, they slow more than steps)"
+                             : "On a shared machine that is most often load while the steps ran, or a cost steps pay and kernels timed alone do not (a "
+                               "machine that maps fresh memory slowly: `validate`'s memory passes tell)")
+              << "; measure again when it is quiet\n";
   profile["device"]["step_sigma"] = s.sigma;
   profile["sources"]["step_sigma"] = "dnnperf fit --steps " + o.steps + " on " + bench::utc_now() + ": " + std::to_string(s.cases.size()) + " runs";
 }
@@ -522,6 +544,11 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
   fit_step_warmth(data, analytic.device.memory.cache_bytes, d);
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));
+  // Kept from the base profile where these files timed no memory pass large enough.
+  if (const std::vector<ReferencePass> passes = reference_passes(o.files); !passes.empty()) {
+    profile["reference_passes"] = reference_passes_section(passes);
+    std::cout << "reference passes: " << passes.size() << " memory passes over 16 MiB and more kept with their times, for validate to time again\n";
+  }
   if (o.measured_kernels) {
     std::vector<std::pair<Kernel, double>> table;
     for (const fitting::ComputeSample& smp : data.samples)

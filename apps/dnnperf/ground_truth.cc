@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
+#include <utility>
 
 #include "predictor/common/dtype.h"
 #include "predictor/common/error.h"
@@ -73,17 +75,28 @@ Drift drift_from_records(const HardwareProfile& hw, const std::string& records) 
   }
   std::map<MatrixKernelKey, double> then;
   for (const auto& [k, seconds] : hw.reference_kernels) then[matrix_kernel_key(k)] = seconds;
+  std::map<std::pair<std::string, std::int64_t>, double> passes_then;
+  for (const ReferencePass& p : hw.reference_passes) passes_then[{p.op, p.bytes}] = p.seconds;
   std::vector<double> ratios;
+  std::vector<std::pair<double, std::string>> pass_ratios;
   std::ifstream in(records);
   std::string line;
   while (std::getline(in, line)) {
     try {
       const nlohmann::json r = nlohmann::json::parse(line);
       if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
+      const std::string op = r.at("op");
+      const double seconds = r.at("seconds").at("median").get<double>();
+      if (op.starts_with("memory_")) {
+        const std::int64_t bytes = r.at("params").at("bytes").get<std::int64_t>();
+        if (const auto it = passes_then.find({op, bytes}); it != passes_then.end())
+          pass_ratios.emplace_back(seconds / it->second, op + " over " + std::to_string(bytes >> 20) + " MiB");
+        continue;
+      }
       const auto dtype = parse_dtype(r.at("dtype").get<std::string>());
-      const std::optional<Kernel> k = dtype ? matrix_kernel_of(r.at("op"), r.at("params"), *dtype) : std::nullopt;
+      const std::optional<Kernel> k = dtype ? matrix_kernel_of(op, r.at("params"), *dtype) : std::nullopt;
       if (!k) continue;
-      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(r.at("seconds").at("median").get<double>() / it->second);
+      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(seconds / it->second);
     } catch (const nlohmann::json::exception&) {
       continue;  // a line that is no measurement record says nothing of the drift
     }
@@ -97,6 +110,15 @@ Drift drift_from_records(const HardwareProfile& hw, const std::string& records) 
   d.median = ratios[ratios.size() / 2];
   d.low = ratios[ratios.size() / 10];
   d.high = ratios[ratios.size() - 1 - ratios.size() / 10];
+  if (!pass_ratios.empty()) {
+    std::sort(pass_ratios.begin(), pass_ratios.end());
+    const std::size_t n = pass_ratios.size();
+    d.pass_count = n;
+    d.pass_median = pass_ratios[n / 2].first;
+    d.pass_low = pass_ratios[n / 10].first;
+    d.pass_high = pass_ratios[n - 1 - n / 10].first;
+    std::tie(d.slowest_pass_ratio, d.slowest_pass) = pass_ratios.back();
+  }
   return d;
 }
 

@@ -52,9 +52,16 @@ struct Drift {
   std::size_t count = 0;
   double median = 0, low = 0, high = 0;
   std::string note;
+  /// The same for the profile's reference passes (memory), where it keeps them and the records
+  /// hold them; and the pass that slowed most, as "memory_copy over 64 MiB".
+  std::size_t pass_count = 0;
+  double pass_median = 0, pass_low = 0, pass_high = 0;
+  std::string slowest_pass;
+  double slowest_pass_ratio = 0;
 };
 
-/// The drift that re-timed reference kernels (measurement records, JSON Lines) show against `hw`.
+/// The drift that re-timed reference kernels and passes (measurement records, JSON Lines) show
+/// against `hw`.
 Drift drift_from_records(const HardwareProfile& hw, const std::string& records);
 
 /// The error of whole steps beside their kernels', from real runs of networks (not those a

@@ -61,8 +61,8 @@ int run_command(const std::string& command, std::string& output) {
   return pclose(pipe);
 }
 
-/// How fast the machine runs now against its calibration: the profile's reference kernels timed
-/// again (or read where --measured kept them, or --save-measured did when every case was
+/// How fast the machine runs now against its calibration: the profile's reference kernels (and
+/// memory passes, where it keeps them) timed again (or read where --measured kept them, or --save-measured did when every case was
 /// resumed from there) against their calibrated times.
 Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw, bool every_case_kept) {
   Drift d;
@@ -84,7 +84,9 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw, bool ev
     const auto temp = std::filesystem::temp_directory_path();
     const std::string list = (temp / ("dnnperf_reference_" + std::to_string(getpid()) + ".json")).string();
     records = (temp / ("dnnperf_reference_" + std::to_string(getpid()) + ".jsonl")).string();
-    std::ofstream(list) << measured_kernels_section(hw.reference_kernels).dump() << "\n";
+    nlohmann::json listed = measured_kernels_section(hw.reference_kernels);
+    for (const ReferencePass& p : hw.reference_passes) listed.push_back({{"op", p.op}, {"params", {{"bytes", p.bytes}}}});
+    std::ofstream(list) << listed.dump() << "\n";
     std::filesystem::remove(records);
     const bool cpu = hw.device.kind != "gpu";
     const std::string command = "timeout --kill-after=10 " + std::to_string(o.timeout) + " " + o.python + " '" + std::string(DNNPERF_SOURCE_DIR) +
@@ -309,6 +311,9 @@ void run_validate(const ValidateOptions& o) {
     if (!phase_errors[i].empty()) result["phase_error_percent"][kPhases[i]] = summary(phase_errors[i]);
   result["machine_drift"] = drift.count ? nlohmann::json{{"reference_kernels", drift.count}, {"median_ratio", drift.median}, {"p10_ratio", drift.low}, {"p90_ratio", drift.high}}
                                         : nlohmann::json{{"reference_kernels", 0}, {"note", drift.note}};
+  if (drift.pass_count)
+    result["machine_drift"]["memory_passes"] = {{"passes", drift.pass_count}, {"median_ratio", drift.pass_median}, {"p10_ratio", drift.pass_low},
+                                                {"p90_ratio", drift.pass_high}, {"slowest", {{"pass", drift.slowest_pass}, {"ratio", drift.slowest_pass_ratio}}}};
   // The same predictions at the machine's speed now (the reference kernels' median ratio): on a
   // shared machine the error left is the model's, the rest the machine's. Shown beside the plain
   // error, never instead of it.
@@ -367,6 +372,12 @@ void run_validate(const ValidateOptions& o) {
     std::cout << "machine against its calibration: the profile's " << drift.count << " reference kernels take " << fixed(drift.median, 2)
               << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)
               << "x); a prediction error of that size is the machine's, not the model's\n";
+    if (drift.pass_count)
+      std::cout << "  and its " << drift.pass_count << " memory passes over 16 MiB and more " << fixed(drift.pass_median, 2) << "x (10-90%: " << fixed(drift.pass_low, 2)
+                << "-" << fixed(drift.pass_high, 2) << "x; slowest " << drift.slowest_pass << " at " << fixed(drift.slowest_pass_ratio, 2)
+                << "x): memory-bound work moves with these, arithmetic with the kernels\n";
+    else if (!hw.reference_passes.empty())
+      std::cout << "  its " << hw.reference_passes.size() << " memory passes: not timed with this ground truth\n";
     if (!adjusted.empty())
       std::cout << "with the predictions scaled by that " << fixed(drift.median, 2) << "x: MAPE " << fixed(result["drift_adjusted_error_percent"]["mean"], 1)
                 << "%, median " << fixed(result["drift_adjusted_error_percent"]["median"], 1) << "%, max "

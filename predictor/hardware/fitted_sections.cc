@@ -274,6 +274,33 @@ std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohm
   return out;
 }
 
+nlohmann::json reference_passes_section(const std::vector<ReferencePass>& passes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ReferencePass& p : passes)
+    out.push_back({{"op", p.op}, {"bytes", p.bytes}, {"dtype", std::string(dtype_name(p.dtype))}, {"seconds", p.seconds}});
+  return out;
+}
+
+std::vector<ReferencePass> read_reference_passes_section(const nlohmann::json& section, const std::string& where) {
+  if (!section.is_array()) throw InputError(where + " must be a list");
+  std::vector<ReferencePass> out;
+  for (std::size_t i = 0; i < section.size(); ++i) {
+    JsonObjectReader r(section[i], where + "[" + std::to_string(i) + "]");
+    ReferencePass p;
+    p.op = r.text("op");
+    if (!p.op.starts_with("memory_")) r.fail("op", "must name a memory pass (memory_copy, memory_activation, ...)");
+    p.bytes = r.integer("bytes", std::nullopt);
+    if (p.bytes <= 0) r.fail("bytes", "must be positive");
+    const auto dtype = parse_dtype(r.text("dtype"));
+    if (!dtype) r.fail("dtype", "names no known type");
+    p.dtype = *dtype;
+    p.seconds = r.positive("seconds");
+    r.check_unknown();
+    out.push_back(p);
+  }
+  return out;
+}
+
 nlohmann::json blocked_gemm_section(const BlockedGemm& b) {
   return {{"block", b.block}, {"vector_width", b.vector_width}, {"cleanup_width", b.cleanup_width}, {"block_flops", b.block_flops},
           {"partial_efficiency", b.partial_efficiency}, {"misaligned_slowdown", b.misaligned_slowdown},

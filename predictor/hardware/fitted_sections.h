@@ -16,6 +16,7 @@
 #include "models/compute/blocked_gemm.h"
 #include "models/compute/direct_conv.h"
 #include "models/compute/regression_model.h"
+#include "predictor/hardware/hardware_profile.h"
 
 namespace dnnperf {
 
@@ -32,6 +33,10 @@ std::vector<RegressionModel> read_compute_regression_section(const nlohmann::jso
 //   (op and params as in measurement records)
 nlohmann::json measured_kernels_section(const std::vector<std::pair<Kernel, double>>& kernels);
 std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohmann::json& section, const std::string& where);
+
+//   "reference_passes": [{"op": "memory_copy", "bytes": 67108864, "dtype": "f32", "seconds": 3.1e-3}, ...]
+nlohmann::json reference_passes_section(const std::vector<ReferencePass>& passes);
+std::vector<ReferencePass> read_reference_passes_section(const nlohmann::json& section, const std::string& where);
 
 //   "efficiency": {"blocked_gemm": {"block": 48, "vector_width": 4, "block_flops": 5.3e10,
 //                  "partial_efficiency": [7 numbers in (0, 1]], "misaligned_slowdown": [m, n, k >= 1],

@@ -254,6 +254,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
   if (r.has("communication")) p.communication = read_communication_section(r.at("communication"), source + ": communication");
   if (r.has("measured_kernels")) p.measured_kernels = read_measured_kernels_section(r.at("measured_kernels"), source + ": measured_kernels");
   if (r.has("reference_kernels")) p.reference_kernels = read_measured_kernels_section(r.at("reference_kernels"), source + ": reference_kernels");
+  if (r.has("reference_passes")) p.reference_passes = read_reference_passes_section(r.at("reference_passes"), source + ": reference_passes");
   if (r.has("compute_regression"))
     p.compute_regression = read_compute_regression_section(r.at("compute_regression"), source + ": compute_regression");
   if (r.has("sources")) {

@@ -171,6 +171,14 @@ struct ClusterSpec {
   std::string topology = "fat-tree";
 };
 
+/// A memory-bound pass of a calibration and its time then (HardwareProfile::reference_passes).
+struct ReferencePass {
+  std::string op;          // a measurement record's op: memory_copy, memory_activation, ...
+  std::int64_t bytes = 0;  // the buffer it streams (the record's params.bytes)
+  DType dtype = DType::f32;
+  double seconds = 0;      // the record's median
+};
+
 struct HardwareProfile {
   std::string name;
   DeviceSpec device;
@@ -189,6 +197,13 @@ struct HardwareProfile {
   /// fit` keeps them): timed again later (`dnnperf validate`), they tell how fast the machine runs
   /// now against its calibration — a shared VM moves 10-30% between sessions.
   std::vector<std::pair<Kernel, double>> reference_kernels;
+  /// The same for memory: the calibration's memory-bound passes over buffers of 16 MiB and more
+  /// (PyTorch backend records `memory_copy`, `memory_activation`, ...), with their times then.
+  /// Memory can slow where arithmetic does not (a neighbour streaming DRAM; a machine that maps
+  /// fresh pages more slowly: on this project's VM a relu writing a fresh 64 MB tensor ran 4.5x
+  /// slower with transparent huge pages on madvise than always), and the reference kernels alone
+  /// would not see it.
+  std::vector<ReferencePass> reference_passes;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.

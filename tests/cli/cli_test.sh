@@ -451,6 +451,45 @@ assert abs(j["drift_adjusted_error_percent"]["mean"] - abs(expected)) < 1e-6 * m
 assert abs(c["error_percent"] - 100 * (c["predicted_s"] - c["measured_s"]) / c["measured_s"]) < 1e-6 * max(1, abs(c["error_percent"]))
 ' "$tmp/drift.json" && echo "ok   validate_drift_adjusted" || { echo "FAIL validate_drift_adjusted"; fail=1; }
 check validate_drift_not_kept 0 'machine against its calibration: unknown .*not kept with this ground truth' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
+# Memory passes beside the kernels: fit keeps the calibration's plain memory passes over 16 MiB
+# and more at their measured times; validate times them again with the reference kernels and
+# reports their ratio apart (memory can slow where arithmetic does not).
+memfile="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_memory.jsonl"
+check fit_reference_passes 0 'wrote' -- "$bin" fit "$torchmeas" "$memfile" --hardware cpu -o "$tmp/mem.json"
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+want = {}
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if r.get("type") == "record" and r["op"].startswith("memory_") and list(r["params"]) == ["bytes"] and r["params"]["bytes"] >= 16 << 20:
+        want.setdefault((r["op"], r["params"]["bytes"]), r["seconds"]["median"])
+got = {(x["op"], x["bytes"]): x["seconds"] for x in p["reference_passes"]}
+assert got == want and len(got) == 8, (got, want)
+p["reference_passes"] = [x for x in p["reference_passes"] if x["bytes"] == 16 << 20][:2]
+json.dump(p, open(sys.argv[3], "w"))' "$tmp/mem.json" "$memfile" "$tmp/mem2.json" \
+  && echo "ok   fit_reference_passes_kept" || { echo "FAIL fit_reference_passes_kept"; fail=1; }
+check validate_memory_drift 0 'and its 2 memory passes over 16 MiB and more [0-9.]+x \(10-90%: [0-9.]+-[0-9.]+x; slowest memory_[a-z]+ over 16 MiB' -- \
+  "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt4"
+# Kept records of the passes at 2x and 3x their calibrated time: the median and the slowest named.
+mkdir -p "$tmp/gt5" && cp "$tmp"/gt4/resnet18_*.json "$tmp/gt5/"
+/usr/bin/python3 -c '
+import json, sys
+passes = {x["op"]: x["seconds"] for x in json.load(open(sys.argv[1]))["reference_passes"]}
+with open(sys.argv[3], "w") as out:
+    for line in open(sys.argv[2]):
+        r = json.loads(line)
+        if r.get("type") == "record" and r["op"] in passes:
+            r["seconds"]["median"] = passes[r["op"]] * (3 if r["op"] == "memory_elementwise" else 2)
+        out.write(json.dumps(r) + "\n")' "$tmp/mem2.json" "$tmp/gt4/reference_kernels.jsonl" "$tmp/gt5/reference_kernels.jsonl"
+"$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt5" --json > "$tmp/memdrift.json"
+/usr/bin/python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["machine_drift"]["memory_passes"]
+assert m["passes"] == 2 and abs(m["p10_ratio"] - 2) < 1e-9 and abs(m["median_ratio"] - 3) < 1e-9, m
+assert m["slowest"] == {"pass": "memory_elementwise over 16 MiB", "ratio": m["slowest"]["ratio"]} and abs(m["slowest"]["ratio"] - 3) < 1e-9, m' "$tmp/memdrift.json" \
+  && echo "ok   validate_memory_drift_kept" || { echo "FAIL validate_memory_drift_kept"; fail=1; }
+check validate_memory_not_kept 0 'its 2 memory passes: not timed with this ground truth' -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt3"
 check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary

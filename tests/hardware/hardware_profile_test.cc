@@ -687,3 +687,28 @@ TEST_CASE("A pass family's scalar rate for short runs is read, and a bad one nam
   });
   CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.passes.batch_norm_backward: field 'short_run_element_s' must be in [0, 1) seconds"));
 }
+
+TEST_CASE("A profile's reference passes are read back as written, and bad entries are named", "[hardware][errors]") {
+  const std::vector<ReferencePass> passes{{"memory_copy", 64 << 20, DType::f32, 3.1e-3}, {"memory_activation", 16 << 20, DType::f32, 5.0e-4}};
+  const std::vector<ReferencePass> back = read_reference_passes_section(reference_passes_section(passes), "p.json: reference_passes");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].op == "memory_copy");
+  CHECK(back[0].bytes == 64 << 20);
+  CHECK(back[1].seconds == 5.0e-4);
+  const auto variant = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json section = reference_passes_section(passes);
+    change(section[1]);
+    return section;
+  };
+  CHECK_THROWS_WITH(read_reference_passes_section(variant([](nlohmann::json& p) { p["op"] = "gemm"; }), "p.json: reference_passes"),
+                    Catch::Contains("reference_passes[1]") && Catch::Contains("op") && Catch::Contains("memory pass"));
+  CHECK_THROWS_WITH(read_reference_passes_section(variant([](nlohmann::json& p) { p["bytes"] = 0; }), "p.json: reference_passes"),
+                    Catch::Contains("reference_passes[1]") && Catch::Contains("bytes"));
+  CHECK_THROWS_WITH(read_reference_passes_section(variant([](nlohmann::json& p) { p["seconds"] = -1; }), "p.json: reference_passes"),
+                    Catch::Contains("reference_passes[1]") && Catch::Contains("seconds"));
+  CHECK_THROWS_WITH(read_reference_passes_section(variant([](nlohmann::json& p) { p["speed"] = 1; }), "p.json: reference_passes"),
+                    Catch::Contains("reference_passes[1]") && Catch::Contains("speed"));
+  // A whole profile with a bad section names its file.
+  const std::string path = write_variant("bad_reference_passes", [](nlohmann::json& j) { j["reference_passes"] = {{{"op", "memory_copy"}, {"bytes", 4096}}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(path), Catch::Contains(path) && Catch::Contains("reference_passes[0]"));
+}
