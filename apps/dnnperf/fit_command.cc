@@ -239,7 +239,7 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
               << fixed(100 * s.kernel_sigma, 1) << "%): the kernels and the steps saw different machines. "
               << (s.bias < 0 ? "On a shared machine that is most often load while the kernels were timed (alone, with cold caches, they slow more than steps)"
                              : "On a shared machine that is most often load while the steps ran, or a cost steps pay and kernels timed alone do not (a "
-                               "machine that maps fresh memory slowly: `validate`'s memory passes tell)")
+                               "machine slow to fault in the pages of large tensors, which PyTorch maps afresh)")
               << "; measure again when it is quiet\n";
   profile["device"]["step_sigma"] = s.sigma;
   profile["sources"]["step_sigma"] = "dnnperf fit --steps " + o.steps + " on " + bench::utc_now() + ": " + std::to_string(s.cases.size()) + " runs";
