@@ -62,8 +62,8 @@ int run_command(const std::string& command, std::string& output) {
 }
 
 /// How fast the machine runs now against its calibration: the profile's reference kernels (and
-/// memory passes, where it keeps them) timed again (or read where --measured kept them, or --save-measured did when every case was
-/// resumed from there) against their calibrated times.
+/// memory passes, where it keeps them) timed again (or read where --measured kept them, or
+/// --save-measured did when every case was resumed from there) against their calibrated times.
 Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw, bool every_case_kept) {
   Drift d;
   if (hw.reference_kernels.empty()) {
