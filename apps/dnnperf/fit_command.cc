@@ -547,7 +547,7 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
   // Kept from the base profile where these files timed no memory pass large enough.
   if (const std::vector<ReferencePass> passes = reference_passes(o.files); !passes.empty()) {
     profile["reference_passes"] = reference_passes_section(passes);
-    std::cout << "reference passes: " << passes.size() << " memory passes over 16 MiB and more kept with their times, for validate to time again\n";
+    std::cout << "reference passes: " << passes.size() << " memory passes over " << (kReferencePassBytes >> 20) << " MiB and more kept with their times, for validate to time again\n";
   }
   if (o.measured_kernels) {
     std::vector<std::pair<Kernel, double>> table;

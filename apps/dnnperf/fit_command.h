@@ -25,9 +25,9 @@ void fit_files(const std::vector<std::string>& files, const std::string& hardwar
 std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitting::ComputeSample>& samples);
 
 /// The PyTorch backend's plain memory passes (params: bytes only) over buffers of at least
-/// kReferencePassBytes in `files`, each at its first file's time: `validate` times them again beside
-/// the reference kernels to tell how fast the machine streams memory now against then.
+/// kReferencePassBytes (hardware_profile.h) in `files`, each at its first file's time: `validate`
+/// times them again beside the reference kernels to tell how fast the machine streams memory now
+/// against then.
 std::vector<ReferencePass> reference_passes(const std::vector<std::string>& files);
-constexpr std::int64_t kReferencePassBytes = 16 << 20;
 
 }  // namespace dnnperf::cli

@@ -373,7 +373,7 @@ void run_validate(const ValidateOptions& o) {
               << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)
               << "x); a prediction error of that size is the machine's, not the model's\n";
     if (drift.pass_count)
-      std::cout << "  and its " << drift.pass_count << " memory passes over 16 MiB and more " << fixed(drift.pass_median, 2) << "x (10-90%: " << fixed(drift.pass_low, 2)
+      std::cout << "  and its " << drift.pass_count << " memory passes over " << (kReferencePassBytes >> 20) << " MiB and more " << fixed(drift.pass_median, 2) << "x (10-90%: " << fixed(drift.pass_low, 2)
                 << "-" << fixed(drift.pass_high, 2) << "x; slowest " << drift.slowest_pass << " at " << fixed(drift.slowest_pass_ratio, 2)
                 << "x): memory-bound work moves with these, arithmetic with the kernels\n";
     else if (!hw.reference_passes.empty())

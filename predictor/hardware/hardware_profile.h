@@ -179,6 +179,9 @@ struct ReferencePass {
   double seconds = 0;      // the record's median
 };
 
+/// The smallest buffer a reference pass streams (on a CPU, calibrate times 16 and 64 MiB).
+constexpr std::int64_t kReferencePassBytes = 16 << 20;
+
 struct HardwareProfile {
   std::string name;
   DeviceSpec device;
