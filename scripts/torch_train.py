@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dnnperf_py import allocator  # noqa: E402
+from dnnperf_py import allocator, machine  # noqa: E402
 from dnnperf_py.allocator import keep_freed_memory  # noqa: E402
 
 keep_freed_memory()  # before torch allocates anything
@@ -170,7 +170,7 @@ def run(rank, args, result_path):
                "phases": {name: {"median_s": statistics.median(v), "min_s": min(v), "samples_s": v} for name, v in phases.items()}
                if not args.inference else None,
                "allocator": allocator.describe(),
-               "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "device": args.device,
+               "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "cpu": machine.cpu(), "device": args.device,
                "gpu": torch.cuda.get_device_name(device) if cuda else None,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         with open(result_path, "w") as f:

@@ -28,6 +28,7 @@
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
 #include "predictor/common/json_reader.h"
+#include "predictor/hardware/cpu_identity.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/hardware/hardware_profile.h"
 
@@ -68,6 +69,31 @@ std::vector<ReferencePass> reference_passes(const std::vector<std::string>& file
       out.push_back({r.op, bytes, *dtype, r.timing->median});
     }
   return out;
+}
+
+nlohmann::json measured_on_cpu(const std::vector<std::string>& files) {
+  // Per CPU named (its description as the key): the records that ran on it, and the files.
+  std::map<std::string, std::pair<std::size_t, std::set<std::string>>> runs;
+  std::map<std::string, nlohmann::json> cpus;
+  for (const std::string& file : files)
+    for (const bench::Record& r : bench::read_records(file)) {
+      if (!r.context || !r.context->contains("cpu") || !r.context->at("cpu").is_object() || r.context->at("cpu").empty()) continue;
+      const nlohmann::json cpu = read_cpu_identity(r.context->at("cpu"), file + ": a context line's cpu");
+      const std::string key = cpu.dump();
+      cpus.emplace(key, cpu);
+      ++runs[key].first;
+      runs[key].second.insert(std::filesystem::path(file).filename().string());
+    }
+  if (runs.empty()) return nullptr;
+  const auto most = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+  if (runs.size() > 1) {
+    std::cout << "warning: these files ran on " << runs.size() << " different CPUs, and the fit mixes their speeds (fit one CPU's files at a time):\n";
+    for (const auto& [key, seen] : runs) {
+      std::cout << "  " << describe_cpu(cpus[key]) << ": " << seen.first << " records (" << joined({seen.second.begin(), seen.second.end()}) << ")"
+                << (key == most->first ? "; the profile names this one" : "") << "\n";
+    }
+  }
+  return cpus[most->first];
 }
 
 namespace {
@@ -616,6 +642,11 @@ void run_fit(const FitOptions& o) {
   nlohmann::json profile = read_json_file(base.path);
   std::string sources;
   for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
+  // Files that do not name their CPU (measured before 2026-12-02) leave the base profile's.
+  if (const nlohmann::json cpu = measured_on_cpu(o.files); !cpu.is_null()) {
+    profile["measured_on"] = {{"cpu", cpu}};
+    std::cout << "measured on: " << describe_cpu(cpu) << "\n";
+  }
   const ComputeFitted fitted = fit_compute(o, base, profile, sources);
   const bool compute = fitted.models;
   // A base profile's step spread was measured against other kernel models: refitted ones need

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "fitting/compute/compute_fit.h"
 
@@ -29,5 +30,10 @@ std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitti
 /// times them again beside the reference kernels to tell how fast the machine streams memory now
 /// against then.
 std::vector<ReferencePass> reference_passes(const std::vector<std::string>& files);
+
+/// The CPU `files` ran on, as their runs' context lines name it (predictor/hardware/cpu_identity.h):
+/// the one most records ran on, with a warning listing each where they name several; null where
+/// none names one. Throws InputError naming the file for a malformed description.
+nlohmann::json measured_on_cpu(const std::vector<std::string>& files);
 
 }  // namespace dnnperf::cli

@@ -22,4 +22,10 @@ std::string fixed(double value, int digits) {
 
 std::string mebibytes(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 2); }
 
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 }  // namespace dnnperf::cli

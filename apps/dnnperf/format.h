@@ -2,6 +2,7 @@
 // Number formatting for the CLI's tables.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dnnperf::cli {
 
@@ -11,5 +12,7 @@ std::string with_commas(std::int64_t value);
 std::string fixed(double value, int digits);
 /// Bytes in MiB with two decimals.
 std::string mebibytes(double bytes);
+/// {"a", "b"} -> "a, b".
+std::string joined(const std::vector<std::string>& parts);
 
 }  // namespace dnnperf::cli

@@ -11,6 +11,7 @@
 #include "predictor/common/dtype.h"
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
+#include "predictor/hardware/cpu_identity.h"
 #include "predictor/import/network_loader.h"
 #include "predictor/prediction/predict.h"
 
@@ -64,6 +65,7 @@ StepTimes read_step_times(const nlohmann::json& j, const std::string& path) {
     for (int i = 0; i < 3; ++i) phases[i] = it->at(kPhases[i]).at("median_s");
     if (std::all_of(phases.begin(), phases.end(), [](double v) { return v >= 0; })) m.phases = phases;
   }
+  if (const auto it = j.find("cpu"); it != j.end() && it->is_object() && !it->empty()) m.cpu = read_cpu_identity(*it, path + ": cpu");
   return m;
 }
 

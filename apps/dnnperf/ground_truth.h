@@ -40,6 +40,8 @@ struct StepTimes {
   double median = 0, min = 0;
   /// Median of each of kPhases, where the run timed them (training runs since 2026-11-30).
   std::optional<std::array<double, 3>> phases;
+  /// The CPU it ran on (torch_train.py records it since 2026-12-02), null where not recorded.
+  nlohmann::json cpu;
   std::string error;
 };
 

@@ -20,9 +20,11 @@
 
 #include "apps/dnnperf/format.h"
 #include "apps/dnnperf/ground_truth.h"
+#include "microbench/records/machine.h"
 #include "predictor/common/dtype.h"
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
+#include "predictor/hardware/cpu_identity.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/import/network_loader.h"
 #include "predictor/prediction/predict.h"
@@ -51,6 +53,41 @@ struct ValidateOptions {
   /// read from there instead of being run again.
   bool resume = false;
 };
+
+/// The CPU the profile was calibrated on against those the ground truth ran on: JSON (`profile`,
+/// `ground_truth`: a list, `same`: true, false or null where either is unknown, `differences`) and
+/// a line for the report.
+struct CpuComparison {
+  nlohmann::json json;
+  std::string text;
+};
+
+CpuComparison compare_cpus(const HardwareProfile& hw, const std::map<std::string, nlohmann::json>& run_cpus) {
+  CpuComparison c;
+  c.json = {{"profile", hw.measured_on_cpu}, {"ground_truth", nlohmann::json::array()}, {"same", nullptr}};
+  std::vector<std::string> differences, names;
+  for (const auto& [key, cpu] : run_cpus) {
+    c.json["ground_truth"].push_back(cpu);
+    names.push_back(describe_cpu(cpu));
+    for (const std::string& d : cpu_differences(hw.measured_on_cpu, cpu))
+      if (std::find(differences.begin(), differences.end(), d) == differences.end()) differences.push_back(d);
+  }
+  const std::string runs = run_cpus.empty() ? "" : joined(names);
+  if (hw.measured_on_cpu.is_null() || run_cpus.empty()) {
+    c.text = "CPU: " + (run_cpus.empty() ? std::string("the runs do not name theirs (torch_train.py records it since 2026-12-02)") : "the runs ran on " + runs) + "; " +
+             (hw.measured_on_cpu.is_null() ? "profile '" + hw.name + "' does not name the CPU it was calibrated on (dnnperf fit takes it from files measured since 2026-12-02)"
+                                           : "the profile was calibrated on " + describe_cpu(hw.measured_on_cpu)) +
+             ": whether this validates the model on its own CPU is not known";
+    return c;
+  }
+  c.json["same"] = differences.empty();
+  c.json["differences"] = differences;
+  c.text = differences.empty() ? "CPU: the runs ran on the CPU the profile was calibrated on, " + describe_cpu(hw.measured_on_cpu)
+                               : "CPU: the profile was calibrated on " + describe_cpu(hw.measured_on_cpu) + ", the runs ran on " + runs + " (" + joined(differences) +
+                                     "): its figures carry over only as far as the two CPUs run alike, so these errors judge the move as much as the model; "
+                                     "dnnperf calibrate on this CPU judges the model";
+  return c;
+}
 
 /// Runs a shell command; its exit status (-1: not started), with stdout and stderr in `output`.
 int run_command(const std::string& command, std::string& output) {
@@ -195,6 +232,10 @@ void run_validate(const ValidateOptions& o) {
   if (!library_model && std::any_of(o.procs.begin(), o.procs.end(), [](int p) { return p > 1; }))
     std::cerr << "note: profile '" << hw.name << "' has no model of " << library << "'s all-reduce; DDP's all-reduces are priced by "
               << (hw.communication.empty() ? "the datasheet" : "the fitted algorithms") << " (scripts/torch_comm_bench.py measures " << library << ")\n";
+  if (o.measured.empty() && !hw.measured_on_cpu.is_null())
+    if (const auto differences = cpu_differences(hw.measured_on_cpu, bench::this_cpu()); !differences.empty())
+      std::cerr << "note: profile '" << hw.name << "' was calibrated on another CPU (" << joined(differences) << "); the errors below judge the move as much as the model\n";
+  std::map<std::string, nlohmann::json> run_cpus;  // the CPUs the ground truth ran on, by description
   std::vector<double> errors, noise;
   // Per (batch, processes): a pooled MAPE over several batches can hide one that misses.
   std::map<std::pair<std::int64_t, int>, std::pair<std::vector<double>, std::vector<double>>> by_size;
@@ -245,6 +286,8 @@ void run_validate(const ValidateOptions& o) {
           every_case_kept = every_case_kept && kept;
           if (kept) c["resumed"] = true;
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
+          for (const StepTimes* run : {&a, &b})
+            if (!run->cpu.is_null()) run_cpus.emplace(run->cpu.dump(), run->cpu);
           const double measured = 0.5 * (a.median + b.median);
           const double error = 100 * (p.iteration_s - measured) / measured;
           const double floor = 100 * std::abs(a.median - b.median) / measured;
@@ -309,6 +352,8 @@ void run_validate(const ValidateOptions& o) {
   if (!interval_low.empty()) result["interval_width_percent"] = {{"below", summary(interval_low)}, {"above", summary(interval_high)}};
   for (int i = 0; i < 3; ++i)
     if (!phase_errors[i].empty()) result["phase_error_percent"][kPhases[i]] = summary(phase_errors[i]);
+  const CpuComparison cpus = compare_cpus(hw, run_cpus);
+  result["cpu"] = cpus.json;
   result["machine_drift"] = drift.count ? nlohmann::json{{"reference_kernels", drift.count}, {"median_ratio", drift.median}, {"p10_ratio", drift.low}, {"p90_ratio", drift.high}}
                                         : nlohmann::json{{"reference_kernels", 0}, {"note", drift.note}};
   if (drift.pass_count)
@@ -368,6 +413,7 @@ void run_validate(const ValidateOptions& o) {
               << fixed(pe["update"]["mean"], 1) << "% over " << phase_rows.size() << " cases\n";
   } else if (!errors.empty() && !o.inference)
     std::cout << "per phase: not timed in these runs (scripts/torch_train.py times phases since 2026-11-30)\n";
+  std::cout << cpus.text << "\n";
   if (drift.count) {
     std::cout << "machine against its calibration: the profile's " << drift.count << " reference kernels take " << fixed(drift.median, 2)
               << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)

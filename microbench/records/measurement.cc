@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "microbench/records/machine.h"
 #include "predictor/common/error.h"
 
 namespace dnnperf::bench {
@@ -120,7 +121,8 @@ json run_context(const json& libraries) {
 #else
           {"build", "debug"},
 #endif
-          {"libraries", libraries}};
+          {"libraries", libraries},
+          {"cpu", this_cpu()}};
 }
 
 std::vector<Record> read_records(const std::string& path) {

@@ -13,6 +13,7 @@
 #include "predictor/common/error.h"
 #include "predictor/common/json_reader.h"
 #include "predictor/graph/op_kind.h"
+#include "predictor/hardware/cpu_identity.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/lowering/kernel.h"
 
@@ -257,6 +258,11 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
   if (r.has("reference_passes")) p.reference_passes = read_reference_passes_section(r.at("reference_passes"), source + ": reference_passes");
   if (r.has("compute_regression"))
     p.compute_regression = read_compute_regression_section(r.at("compute_regression"), source + ": compute_regression");
+  if (r.has("measured_on")) {
+    JsonObjectReader m(r.at("measured_on"), source + ": measured_on");
+    if (m.has("cpu")) p.measured_on_cpu = read_cpu_identity(m.at("cpu"), source + ": measured_on.cpu");
+    m.check_unknown();
+  }
   if (r.has("sources")) {
     for (const auto& [key, value] : r.at("sources").items()) {
       if (!value.is_string()) r.fail("sources", "must map fields to strings");

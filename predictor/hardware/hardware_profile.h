@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "models/comm/fitted_comm_model.h"
 #include "models/compute/blocked_gemm.h"
@@ -207,6 +207,10 @@ struct HardwareProfile {
   /// slower with transparent huge pages on madvise than always), and the reference kernels alone
   /// would not see it.
   std::vector<ReferencePass> reference_passes;
+  /// The CPU the calibration's measurements ran on (`measured_on.cpu`, which `dnnperf fit` takes
+  /// from the files' context lines; predictor/hardware/cpu_identity.h), null where unknown: a
+  /// datasheet profile, or files that did not name it.
+  nlohmann::json measured_on_cpu;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.

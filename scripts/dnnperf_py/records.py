@@ -6,6 +6,8 @@ import os
 import socket
 import statistics
 
+from . import machine
+
 SCHEMA = "dnnperf.measurements/1"
 
 
@@ -75,7 +77,7 @@ class RecordWriter:
                 f.write("".join(line + "\n" for line in kept))
         self.file = open(path, "a")
         self._write({"type": "context", "schema": SCHEMA, "host": socket.gethostname(), "date": utc_now(),
-                     "tool": "dnnperf torch backend", "build": "python", "libraries": libraries})
+                     "tool": "dnnperf torch backend", "build": "python", "libraries": libraries, "cpu": machine.cpu()})
 
     def _write(self, obj):
         self.file.write(json.dumps(obj) + "\n")

@@ -490,6 +490,52 @@ assert m["passes"] == 2 and abs(m["p10_ratio"] - 2) < 1e-9 and abs(m["median_rat
 assert m["slowest"] == {"pass": "memory_elementwise over 16 MiB", "ratio": m["slowest"]["ratio"]} and abs(m["slowest"]["ratio"] - 3) < 1e-9, m' "$tmp/memdrift.json" \
   && echo "ok   validate_memory_drift_kept" || { echo "FAIL validate_memory_drift_kept"; fail=1; }
 check validate_memory_not_kept 0 'its 2 memory passes: not timed with this ground truth' -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt3"
+# Which CPU: fit keeps the CPU its files' context lines name (the one most records ran on, with a
+# warning where they name several); validate compares it with the CPU the ground truth ran on.
+/usr/bin/python3 -c '
+import json, sys
+for path, family, keep in ((sys.argv[2], 25, None), (sys.argv[3], 26, 3)):
+    with open(path, "w") as out:
+        kept = 0
+        for line in open(sys.argv[1]):
+            r = json.loads(line)
+            if r.get("type") == "context":
+                r["cpu"] = {"vendor": "AuthenticAMD", "name": "AMD EPYC", "family": family, "model": 17, "isa": ["avx2"]}
+            elif keep is not None:
+                kept += 1
+                if kept > keep: continue
+            out.write(json.dumps(r) + "\n")' "$memfile" "$tmp/mem_f25.jsonl" "$tmp/mem_f26.jsonl"
+check fit_measured_on 0 'measured on: AMD EPYC \(AuthenticAMD family 25 model 17\), AVX2' -- "$bin" fit "$tmp/mem_f25.jsonl" --hardware cpu -o "$tmp/f25.json"
+/usr/bin/python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["measured_on"] == {"cpu": {"vendor": "AuthenticAMD", "name": "AMD EPYC", "family": 25, "model": 17, "isa": ["avx2"]}}' "$tmp/f25.json" \
+  && echo "ok   fit_measured_on_kept" || { echo "FAIL fit_measured_on_kept"; fail=1; }
+out=$("$bin" fit "$tmp/mem_f26.jsonl" "$tmp/mem_f25.jsonl" --hardware cpu -o "$tmp/f2526.json" 2>&1)
+grep -q 'these files ran on 2 different CPUs' <<<"$out" \
+  && grep -qE 'family 25 model 17\), AVX2: [0-9]+ records \(mem_f25.jsonl\); the profile names this one$' <<<"$out" \
+  && grep -qE 'family 26 model 17\), AVX2: 3 records \(mem_f26.jsonl\)$' <<<"$out" \
+  && echo "ok   fit_two_cpus" || { echo "FAIL fit_two_cpus"; echo "$out" | head -5; fail=1; }
+check fit_bad_cpu 1 "mem_bad.jsonl: a context line.s cpu: field 'family' must be an integer" -- sh -c "sed 's/\"family\": 25/\"family\": \"zen\"/' '$tmp/mem_f25.jsonl' > '$tmp/mem_bad.jsonl' && '$bin' fit '$tmp/mem_bad.jsonl' --hardware cpu"
+# The runs kept in gt4 ran here and name this CPU: a profile naming it is on its own CPU, one naming
+# another family is not, and one naming none cannot tell.
+/usr/bin/python3 -c '
+import json, sys
+cpu = json.load(open(sys.argv[2] + "/resnet18_b2_p1_train_run0.json"))["cpu"]
+p = json.load(open(sys.argv[1]))
+p["measured_on"] = {"cpu": cpu}
+json.dump(p, open(sys.argv[3], "w"))
+p["measured_on"]["cpu"]["family"] = cpu["family"] + 1
+json.dump(p, open(sys.argv[4], "w"))' "$tmp/mem2.json" "$tmp/gt4" "$tmp/cpu_same.json" "$tmp/cpu_other.json"
+check validate_cpu_same 0 'CPU: the runs ran on the CPU the profile was calibrated on' -- "$bin" validate --hardware "$tmp/cpu_same.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
+check validate_cpu_other 0 'CPU: the profile was calibrated on .*, the runs ran on .*\(family [0-9]+ -> [0-9]+\): its figures carry over only as far' -- \
+  "$bin" validate --hardware "$tmp/cpu_other.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
+"$bin" validate --hardware "$tmp/cpu_other.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4" --json > "$tmp/cpu_other_out.json"
+/usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["cpu"]
+assert c["same"] is False and len(c["ground_truth"]) == 1 and c["differences"] == ["family %d -> %d" % (c["profile"]["family"], c["ground_truth"][0]["family"])], c' "$tmp/cpu_other_out.json" \
+  && echo "ok   validate_cpu_other_json" || { echo "FAIL validate_cpu_other_json"; fail=1; }
+check validate_cpu_unknown 0 "CPU: the runs ran on .*; profile '.*' does not name the CPU it was calibrated on" -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
 check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary

@@ -712,3 +712,14 @@ TEST_CASE("A profile's reference passes are read back as written, and bad entrie
   const std::string path = write_variant("bad_reference_passes", [](nlohmann::json& j) { j["reference_passes"] = {{{"op", "memory_copy"}, {"bytes", 4096}}}; });
   CHECK_THROWS_WITH(load_hardware_profile(path), Catch::Contains(path) && Catch::Contains("reference_passes[0]"));
 }
+
+TEST_CASE("A profile names the CPU it was calibrated on, or nothing; a malformed one is named", "[hardware][cpu][errors]") {
+  const nlohmann::json cpu = {{"vendor", "AuthenticAMD"}, {"name", "AMD EPYC"}, {"family", 25}, {"model", 17}};
+  const HardwareProfile with = load_hardware_profile(write_variant("measured_on", [&](nlohmann::json& j) { j["measured_on"] = {{"cpu", cpu}}; }));
+  CHECK(with.measured_on_cpu == cpu);
+  CHECK(find_hardware_profile("a100").measured_on_cpu.is_null());  // a datasheet profile
+  const std::string bad = write_variant("bad_measured_on", [&](nlohmann::json& j) { j["measured_on"] = {{"cpu", {{"family", "zen"}}}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains(bad) && Catch::Contains("measured_on.cpu") && Catch::Contains("family"));
+  const std::string unknown = write_variant("unknown_measured_on", [&](nlohmann::json& j) { j["measured_on"] = {{"gpu", "H200"}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(unknown), Catch::Contains("measured_on") && Catch::Contains("gpu"));
+}

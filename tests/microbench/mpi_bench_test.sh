@@ -29,6 +29,18 @@ for np in 2 3 4; do
   timeout 300 "$mpirun" -np $np "$bin" bench allreduce --sizes 4,100,4K,64K,1M -o "$f" --quiet 2>/dev/null \
     && all_ok "$f" 30 && ok "allreduce, all algorithms, $np ranks" || bad "allreduce $np ranks"
 done
+# The run names its CPU, and the C++ reader (microbench/records/machine.cc) and the PyTorch
+# backend's (scripts/dnnperf_py/machine.py) describe it alike: fit compares the two.
+/usr/bin/python3 - "$dir/allreduce2.jsonl" "$(dirname "$0")/../../scripts" <<'PY' && ok "the context names the CPU as the PyTorch backend does" || bad "context cpu"
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from dnnperf_py import machine
+context = json.loads(open(sys.argv[1]).readline())
+cpu, here = context["cpu"], machine.cpu()
+cpu.pop("logical_cpus"); here.pop("logical_cpus")  # mpirun may bind a rank to fewer
+assert cpu == here, (cpu, here)
+assert "family" in cpu and "isa" in cpu, cpu
+PY
 for op in allgather reduce-scatter bcast p2p; do
   f=$dir/$op.jsonl
   timeout 120 "$mpirun" -np 2 "$bin" bench $op --sizes 8,4K,1M -o "$f" --quiet 2>/dev/null && all_ok "$f" 3 && ok "$op" || bad "$op"
