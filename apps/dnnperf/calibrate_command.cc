@@ -52,6 +52,9 @@ constexpr double kStepReserve = 90;
 // On a CPU, convolutions of a CNN's layers timed cold and then back to back (torch_bench.py
 // --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
 constexpr double kWarmthReserve = 45;
+// On a CPU, each of the two corners of the GEMM space the free sample rarely reaches (wide:24 and
+// skinny:24, below) with its anchors: 40-45 s on the VM at 2.5x its 2026-11-30 kernel times.
+constexpr double kCornerReserve = 45;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -171,7 +174,8 @@ void run(const Options& o) {
   const auto kernel_time_left = [&] {
     return o.time_budget - kFitReserve - kStepReserve - (co_run ? kCoRunReserve : 0.0) - (warmth ? kWarmthReserve : 0.0) - elapsed();
   };
-  const double left = kernel_time_left();
+  const bool corners_measured = with_cnn && o.device == "cpu";
+  const double left = kernel_time_left() - (corners_measured ? 2 * kCornerReserve : 0.0);
   // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
   // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
@@ -181,14 +185,27 @@ void run(const Options& o) {
                o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --time-budget " + fixed(sample_budget, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
-  // On a CPU, GEMMs that write 40-400 MB (wide:24): a large classifier's weight gradient is priced
-  // by where its output leaves the caches, which the free sample rarely reaches (a 10-minute
-  // profile without them priced VGG-11's first classifier layer at 5x its time; ~15 s).
-  const std::string wide_kernels = work + "/torch_" + o.device + "_wide.jsonl";
-  if (with_cnn && o.device == "cpu" && kernel_time_left() > 10 &&
-      run_step("GEMMs with large outputs (wide:24:1)", o.python + " " + quote(script) + " --shapes wide:24:1" + cold + anchors + common +
-                                                          " --time-budget " + fixed(std::min(60.0, kernel_time_left()), 0) + " --dnnperf " + quote(self) + " -o " + quote(wide_kernels)) != 0)
-    throw InputError("the large-output GEMM measurements failed (see above); rerun to resume");
+  // On a CPU, two corners of the GEMM space the free sample rarely reaches, where a large
+  // classifier at a small batch spends most of its step: GEMMs that write 40-400 MB (wide:24, its
+  // weight gradient: a 10-minute profile without them priced VGG-11's first classifier layer at 5x
+  // its time; ~15 s) and GEMMs of 1-16 rows against a 40-400 MB matrix (skinny:24, its forward and
+  // input gradient: on an EPYC of family 25 the batch-4 input gradients ran 3.6-4.8x slower than on
+  // family 26 against 1.7x for the forward, and a profile without them priced AlexNet's batch-4
+  // training 28.5% fast, with them 18.7%; ~25 s; data/measurements/cpu-vm-2core-2026-12-02-family25/).
+  struct Corner {
+    const char* set;
+    const char* what;
+    std::string file;
+    bool capped;  // kernels above --max-flops skipped, as in the sample (wide's, mostly writing, are all timed)
+  };
+  const std::vector<Corner> corners{{"wide:24:1", "GEMMs with large outputs", work + "/torch_" + o.device + "_wide.jsonl", false},
+                                    {"skinny:24:1", "GEMMs of few rows against a large matrix", work + "/torch_" + o.device + "_skinny.jsonl", true}};
+  for (const Corner& c : corners)
+    if (corners_measured && kernel_time_left() > 10 &&
+        run_step(std::string(c.what) + " (" + c.set + ")", o.python + " " + quote(script) + " --shapes " + c.set + (c.capped ? max_flops : "") + cold + anchors + common +
+                                                               " --time-budget " + fixed(std::min(kCornerReserve, kernel_time_left()), 0) + " --dnnperf " + quote(self) +
+                                                               " -o " + quote(c.file)) != 0)
+      throw InputError(std::string("the measurements of ") + c.what + " failed (see above); rerun to resume");
   const std::string cnn_kernels = work + "/torch_" + o.device + "_cnn.jsonl";
   const double cnn_budget = kernel_time_left();
   if (with_cnn && cnn_budget > 10) {
@@ -208,7 +225,8 @@ void run(const Options& o) {
   std::vector<std::string> files{memory};
   if (std::filesystem::exists(kernels)) files.push_back(kernels);
   if (std::filesystem::exists(cnn_kernels)) files.push_back(cnn_kernels);
-  if (std::filesystem::exists(wide_kernels)) files.push_back(wide_kernels);
+  for (const Corner& c : corners)
+    if (std::filesystem::exists(c.file)) files.push_back(c.file);
   if (std::filesystem::exists(pair_kernels)) files.push_back(pair_kernels);
   if (co_run) {
     const std::string co_run_file = work + "/torch_cpu_sync_steps.jsonl";

@@ -677,3 +677,22 @@ TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measureme
   REQUIRE(g.device.passes.count("batch_norm_backward") == 1);
   CHECK(g.device.passes.at("batch_norm_backward").short_run_element_s == 0.0);
 }
+
+TEST_CASE("The large-output edge is placed within the outputs measured, not extrapolated past them", "[fitting][compute]") {
+  // The dev VM's calibration of 2026-12-02 (EPYC family 25): GEMMs writing up to 246 MB at 2-3.6
+  // GB/s, from 298 to 326 MB at 0.9-1.0 (the allocator's spare heap runs out). Fitted without a
+  // bound, the whole calibration put the edge at 432 MB with a 48x plateau and priced VGG-11's
+  // 411 MB weight gradient (4096 x 25088 x 4, measured 315 ms alone on the same VM) at 1,633 ms;
+  // these four files put it at 950 GB, no edge at all, and the same GEMM at 137 ms.
+  const std::string dir = std::string(DNNPERF_SOURCE_DIR) + "/data/measurements/cpu-vm-2core-2026-12-02-family25/";
+  ComputeData data = load_compute_data({dir + "torch_cpu_memory.jsonl", dir + "torch_cpu_kernels.jsonl", dir + "torch_cpu_cnn.jsonl", dir + "torch_cpu_wide.jsonl"});
+  std::erase_if(data.samples, [](const ComputeSample& s) { return s.kernel.cls != KernelClass::gemm; });
+  double largest = 0;
+  for (const ComputeSample& s : data.samples) largest = std::max(largest, 4.0 * static_cast<double>(s.kernel.gemm.m * s.kernel.gemm.n * s.kernel.gemm.batch));
+  const BlockedGemm b = fit_analytic(find_hardware_profile("cpu").device, data).device.blocked_gemm;
+  REQUIRE(b.enabled());
+  INFO("edge at " << b.large_output_bytes << " bytes (largest output " << largest << "), slowdown " << b.large_output_slowdown);
+  CHECK(b.large_output_bytes <= largest * (1 + 1e-9));
+  const GemmShape wgrad{4096, 25088, 4, 1, true, false};
+  CHECK(b.seconds(wgrad, 4) == Approx(0.315).epsilon(0.5));
+}
