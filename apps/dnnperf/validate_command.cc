@@ -235,7 +235,7 @@ void run_validate(const ValidateOptions& o) {
   if (o.measured.empty() && !hw.measured_on_cpu.is_null())
     if (const auto differences = cpu_differences(hw.measured_on_cpu, bench::this_cpu()); !differences.empty())
       std::cerr << "note: profile '" << hw.name << "' was calibrated on another CPU (" << joined(differences) << "); the errors below judge the move as much as the model\n";
-  std::map<std::string, nlohmann::json> run_cpus;  // the CPUs the ground truth ran on, by description
+  std::map<std::string, nlohmann::json> run_cpus;  // the CPUs the ground truth ran on, each once (keyed by its JSON)
   std::vector<double> errors, noise;
   // Per (batch, processes): a pooled MAPE over several batches can hide one that misses.
   std::map<std::pair<std::int64_t, int>, std::pair<std::vector<double>, std::vector<double>>> by_size;
