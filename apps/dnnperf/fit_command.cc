@@ -75,15 +75,22 @@ nlohmann::json measured_on_cpu(const std::vector<std::string>& files) {
   // Per CPU named (its description as the key): the records that ran on it, and the files.
   std::map<std::string, std::pair<std::size_t, std::set<std::string>>> runs;
   std::map<std::string, nlohmann::json> cpus;
-  for (const std::string& file : files)
+  for (const std::string& file : files) {
+    // A run's records share its context line: each is read and keyed once.
+    const nlohmann::json* context = nullptr;
+    std::string key;
     for (const bench::Record& r : bench::read_records(file)) {
       if (!r.context || !r.context->contains("cpu") || !r.context->at("cpu").is_object() || r.context->at("cpu").empty()) continue;
-      const nlohmann::json cpu = read_cpu_identity(r.context->at("cpu"), file + ": a context line's cpu");
-      const std::string key = cpu.dump();
-      cpus.emplace(key, cpu);
+      if (r.context.get() != context) {
+        context = r.context.get();
+        const nlohmann::json cpu = read_cpu_identity(context->at("cpu"), file + ": a context line's cpu");
+        key = cpu.dump();
+        cpus.emplace(key, cpu);
+      }
       ++runs[key].first;
       runs[key].second.insert(std::filesystem::path(file).filename().string());
     }
+  }
   if (runs.empty()) return nullptr;
   const auto most = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
   if (runs.size() > 1) {
