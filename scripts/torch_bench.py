@@ -2,7 +2,8 @@
 """PyTorch calibration backend: times the kernels dnnperf's lowering produces (GEMMs and the three
 convolution directions; with --memory-sizes the memory-bound passes: copy, elementwise, activation,
 softmax, max pooling and its backward, average pooling, training batch norm and its backward,
-embedding gathers and SGD, momentum and Adam steps through torch.optim) through torch, on the CPU
+embedding gathers and SGD, momentum and Adam steps through torch.optim; --large-memory-sizes the
+passes a whole parameter set makes, over larger buffers) through torch, on the CPU
 or a CUDA device, into dnnperf
 measurement records. Shape sets come from dnnperf itself (`dnnperf bench --list-shapes`), so both backends
 measure the same shapes:
@@ -132,6 +133,9 @@ MEMORY_OPS = {
     # Training-mode dropout: a random draw per element, the scaled output and a one-byte mask.
     "memory_dropout": (1, 1.25, lambda x, y: torch.nn.functional.dropout(x, 0.1, training=True)),
 }
+
+# The passes that stream a network's whole parameter set (--large-memory-sizes).
+LARGE_MEMORY_OPS = ("memory_copy", "memory_elementwise", "memory_sgd", "memory_momentum", "memory_adam")
 
 
 class _EmbeddingIds(dict):
@@ -275,10 +279,24 @@ def measure(call, device, target, flush=None):
     return samples, metrics
 
 
+def memory_kernels(sizes, ops):
+    """The passes `ops` over each of the comma-separated buffer sizes in bytes."""
+    kernels = []
+    for size in [int(s) for s in sizes.split(",") if s]:
+        if size < 4096 or size % 4096:
+            raise SystemExit(f"torch_bench: memory size {size} must be a positive multiple of 4096 bytes")
+        kernels += [{"op": op, "params": {"bytes": size}} for op in ops]
+    return kernels
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", help="zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], square:N,... (GEMMs and convolutions)")
     parser.add_argument("--memory-sizes", default="", help="also memory-bound passes over these buffer sizes in bytes, e.g. 4096,1048576")
+    parser.add_argument("--large-memory-sizes", default="",
+                        help="also the passes a network's whole parameter set makes (copy, elementwise, and the sgd, momentum and "
+                             "adam steps) over these sizes in bytes: an optimizer step streams hundreds of MB, past where the other "
+                             "passes stop, and a bandwidth curve fitted without them guesses its plateau")
     parser.add_argument("--bn-shapes", metavar="N:C:H,...|grid",
                         help="also training batch norm and its backward over images of these batch:channels:side shapes "
                              "(grid: batches 1, 4, 16 x channels 16-1024 x sides 2-32, up to 64 MiB): "
@@ -342,13 +360,11 @@ def main():
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"torch_bench: {args.kernels}: not a list of kernels with op and params: {e}", file=sys.stderr)
             return 1
-    for size in [int(s) for s in args.memory_sizes.split(",") if s]:
-        if size < 4096 or size % 4096:
-            raise SystemExit(f"torch_bench: memory size {size} must be a positive multiple of 4096 bytes")
-        for op in MEMORY_OPS:
-            kernels.append({"op": op, "params": {"bytes": size}})
+    kernels += memory_kernels(args.memory_sizes, MEMORY_OPS)
     if args.bn_shapes:
         kernels += batch_norm_shapes(args.bn_shapes)
+    # Large sizes last: a time budget they would overrun cuts them, not batch norm.
+    kernels += memory_kernels(args.large_memory_sizes, LARGE_MEMORY_OPS)
     op_kinds = []
     if args.op_host:
         op_kinds = list(op_host.OPS) if args.op_host == "all" else [k for k in args.op_host.split(",") if k]
@@ -363,7 +379,7 @@ def main():
             listed_once.append(kern)
     kernels = listed_once
     if not kernels and not op_kinds:
-        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels, --memory-sizes and/or --op-host)")
+        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels, --memory-sizes, --large-memory-sizes and/or --op-host)")
     layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
     flush = CacheFlush(args.device) if args.cold else None
     if args.device.startswith("cuda"):

@@ -178,6 +178,13 @@ def run(rank, args, result_path):
     if args.procs > 1:
         dist.barrier()  # every rank past its last collective before any leaves
         dist.destroy_process_group()
+        # Then leave without the interpreter's teardown: there PyTorch 1.13 can deadlock, a gloo
+        # worker thread freeing a tensor waiting for the GIL while the main thread, destroying
+        # DDP's reducer, joins it (2026-12-02: a rank hung so after writing its result, its store
+        # thread spinning on the closed socket, until validate's timeout).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def main():

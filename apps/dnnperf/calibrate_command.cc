@@ -40,6 +40,12 @@ struct Options {
 // GPU also 256 MiB and 1 GiB, well past an L2 of 50-60 MB (A100, H100, H200).
 constexpr const char* kMemorySizes = "4096,16384,65536,262144,1048576,4194304,16777216,67108864";
 constexpr const char* kGpuMemorySizes = ",268435456,1073741824";
+// On a CPU, a network's whole parameter set is streamed by its optimizer step (VGG-11's 133 M
+// parameters at 64x64: 531 MB) and with no pass past 64 MiB the bandwidth curve's plateau was a
+// guess: on the family-25 VM (2026-12-02) one fitted 6.3x beyond ~96 MiB and priced AlexNet's
+// and VGG-11's updates 1.7-2.0x their measured time. The passes over parameters only, at
+// 256 MiB (13 s there; docs/fitting.md).
+constexpr const char* kCpuParameterSizes = " --large-memory-sizes 268435456";
 // Seconds kept for the fit after measuring.
 constexpr double kFitReserve = 45;
 // Training steps of two networks that are not validated, alone and with the ranks sharing the node
@@ -143,7 +149,7 @@ void run(const Options& o) {
   // timeline charges it, a CPU runs it before the op's kernels (docs/prediction.md).
   const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
   if (run_step("memory-bound passes (" + fixed(memory_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes : "") + " --op-host all" +
+               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes : kCpuParameterSizes) + " --op-host all" +
                    common + " --time-budget " + fixed(memory_budget, 0) + " -o " + quote(memory)) != 0)
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
   // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -71,36 +72,54 @@ std::vector<ReferencePass> reference_passes(const std::vector<std::string>& file
   return out;
 }
 
-nlohmann::json measured_on_cpu(const std::vector<std::string>& files) {
-  // Per CPU named (its description as the key): the records that ran on it, and the files.
-  std::map<std::string, std::pair<std::size_t, std::set<std::string>>> runs;
+nlohmann::json measured_on(const std::vector<std::string>& files) {
+  // Per CPU named (its description as the key) and per allocator policy: the records that ran
+  // with it, and the files.
+  using Runs = std::map<std::string, std::pair<std::size_t, std::set<std::string>>>;
+  Runs cpu_runs, allocator_runs;
   std::map<std::string, nlohmann::json> cpus;
   for (const std::string& file : files) {
+    const std::string name = std::filesystem::path(file).filename().string();
     // A run's records share its context line: each is read and keyed once.
     const nlohmann::json* context = nullptr;
-    std::string key;
+    std::string cpu_key, allocator;
     for (const bench::Record& r : bench::read_records(file)) {
-      if (!r.context || !r.context->contains("cpu") || !r.context->at("cpu").is_object() || r.context->at("cpu").empty()) continue;
+      if (!r.context) continue;
       if (r.context.get() != context) {
         context = r.context.get();
-        const nlohmann::json cpu = read_cpu_identity(context->at("cpu"), file + ": a context line's cpu");
-        key = cpu.dump();
-        cpus.emplace(key, cpu);
+        cpu_key.clear();
+        if (const auto it = context->find("cpu"); it != context->end() && it->is_object() && !it->empty()) {
+          const nlohmann::json cpu = read_cpu_identity(*it, file + ": a context line's cpu");
+          cpu_key = cpu.dump();
+          cpus.emplace(cpu_key, cpu);
+        }
+        const nlohmann::json::json_pointer policy("/libraries/allocator");
+        allocator = context->contains(policy) && context->at(policy).is_string() ? context->at(policy).get<std::string>() : "";
       }
-      ++runs[key].first;
-      runs[key].second.insert(std::filesystem::path(file).filename().string());
+      for (auto [runs, key] : {std::pair{&cpu_runs, &cpu_key}, std::pair{&allocator_runs, &allocator}}) {
+        if (key->empty()) continue;
+        ++(*runs)[*key].first;
+        (*runs)[*key].second.insert(name);
+      }
     }
   }
-  if (runs.empty()) return nullptr;
-  const auto most = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
-  if (runs.size() > 1) {
-    std::cout << "warning: these files ran on " << runs.size() << " different CPUs, and the fit mixes their speeds (fit one CPU's files at a time):\n";
-    for (const auto& [key, seen] : runs) {
-      std::cout << "  " << describe_cpu(cpus[key]) << ": " << seen.first << " records (" << joined({seen.second.begin(), seen.second.end()}) << ")"
-                << (key == most->first ? "; the profile names this one" : "") << "\n";
+  // The one most records ran with; a warning listing each where the files name several.
+  const auto most = [](const Runs& runs, const std::string& ran, const std::string& what, const std::string& one,
+                        const std::function<std::string(const std::string&)>& describe) {
+    const auto it = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+    if (runs.size() > 1) {
+      std::cout << "warning: these files ran " << ran << " " << runs.size() << " different " << what << ", and the fit mixes their speeds (fit one " << one
+                << "'s files at a time):\n";
+      for (const auto& [key, seen] : runs)
+        std::cout << "  " << describe(key) << ": " << seen.first << " records (" << joined({seen.second.begin(), seen.second.end()}) << ")"
+                  << (key == it->first ? "; the profile names this one" : "") << "\n";
     }
-  }
-  return cpus[most->first];
+    return it->first;
+  };
+  nlohmann::json out = nlohmann::json::object();
+  if (!cpu_runs.empty()) out["cpu"] = cpus[most(cpu_runs, "on", "CPUs", "CPU", [&](const std::string& key) { return describe_cpu(cpus[key]); })];
+  if (!allocator_runs.empty()) out["allocator"] = most(allocator_runs, "with", "allocator policies", "policy", [](const std::string& key) { return "'" + key + "'"; });
+  return out;
 }
 
 namespace {
@@ -649,10 +668,12 @@ void run_fit(const FitOptions& o) {
   nlohmann::json profile = read_json_file(base.path);
   std::string sources;
   for (const std::string& f : o.files) sources += (sources.empty() ? "" : ", ") + f;
-  // Files that do not name their CPU (measured before 2026-12-02) leave the base profile's.
-  if (const nlohmann::json cpu = measured_on_cpu(o.files); !cpu.is_null()) {
-    profile["measured_on"] = {{"cpu", cpu}};
-    std::cout << "measured on: " << describe_cpu(cpu) << "\n";
+  // Files that do not name their CPU or allocator (measured before 2026-12-02) leave the base
+  // profile's.
+  if (const nlohmann::json on = measured_on(o.files); !on.empty()) {
+    for (const auto& [key, value] : on.items()) profile["measured_on"][key] = value;
+    if (on.contains("cpu")) std::cout << "measured on: " << describe_cpu(on["cpu"]) << "\n";
+    if (on.contains("allocator")) std::cout << "allocator: " << on["allocator"].get<std::string>() << "\n";
   }
   const ComputeFitted fitted = fit_compute(o, base, profile, sources);
   const bool compute = fitted.models;

@@ -31,9 +31,11 @@ std::vector<std::pair<Kernel, double>> reference_kernels(const std::vector<fitti
 /// against then.
 std::vector<ReferencePass> reference_passes(const std::vector<std::string>& files);
 
-/// The CPU `files` ran on, as their runs' context lines name it (predictor/hardware/cpu_identity.h):
-/// the one most records ran on, with a warning listing each where they name several; null where
-/// none names one. Throws InputError naming the file for a malformed description.
-nlohmann::json measured_on_cpu(const std::vector<std::string>& files);
+/// What `files` were measured on, as their runs' context lines name it: `cpu`
+/// (predictor/hardware/cpu_identity.h) and `allocator` (the PyTorch backend's allocator policy,
+/// scripts/dnnperf_py/allocator.py), each the one most records ran with, with a warning listing
+/// each where they name several; a key is absent where no line names it. Throws InputError naming
+/// the file for a malformed CPU description.
+nlohmann::json measured_on(const std::vector<std::string>& files);
 
 }  // namespace dnnperf::cli

@@ -66,6 +66,7 @@ StepTimes read_step_times(const nlohmann::json& j, const std::string& path) {
     if (std::all_of(phases.begin(), phases.end(), [](double v) { return v >= 0; })) m.phases = phases;
   }
   if (const auto it = j.find("cpu"); it != j.end() && it->is_object() && !it->empty()) m.cpu = read_cpu_identity(*it, path + ": cpu");
+  if (const auto it = j.find("allocator"); it != j.end() && it->is_string()) m.allocator = it->get<std::string>();
   return m;
 }
 

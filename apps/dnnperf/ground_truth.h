@@ -42,6 +42,8 @@ struct StepTimes {
   std::optional<std::array<double, 3>> phases;
   /// The CPU it ran on (torch_train.py records it since 2026-12-02), null where not recorded.
   nlohmann::json cpu;
+  /// The allocator policy it ran with (scripts/dnnperf_py/allocator.py), empty where not recorded.
+  std::string allocator;
   std::string error;
 };
 

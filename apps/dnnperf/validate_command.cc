@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -54,16 +55,18 @@ struct ValidateOptions {
   bool resume = false;
 };
 
-/// The CPU the profile was calibrated on against those the ground truth ran on: JSON (`profile`,
-/// `ground_truth`: a list, `same`: true, false or null where either is unknown, `differences`) and
-/// a line for the report.
-struct CpuComparison {
+/// What the profile was measured on against what the ground truth ran on, as JSON for the
+/// report and a line for its text.
+struct Comparison {
   nlohmann::json json;
   std::string text;
 };
 
-CpuComparison compare_cpus(const HardwareProfile& hw, const std::map<std::string, nlohmann::json>& run_cpus) {
-  CpuComparison c;
+/// The CPU the profile was calibrated on against those the ground truth ran on: JSON (`profile`,
+/// `ground_truth`: a list, `same`: true, false or null where either is unknown, `differences`) and
+/// a line for the report.
+Comparison compare_cpus(const HardwareProfile& hw, const std::map<std::string, nlohmann::json>& run_cpus) {
+  Comparison c;
   c.json = {{"profile", hw.measured_on_cpu}, {"ground_truth", nlohmann::json::array()}, {"same", nullptr}};
   std::vector<std::string> differences, names;
   for (const auto& [key, cpu] : run_cpus) {
@@ -86,6 +89,25 @@ CpuComparison compare_cpus(const HardwareProfile& hw, const std::map<std::string
                                : "CPU: the profile was calibrated on " + describe_cpu(hw.measured_on_cpu) + ", the runs ran on " + runs + " (" + joined(differences) +
                                      "): its figures carry over only as far as the two CPUs run alike, so these errors judge the move as much as the model; "
                                      "dnnperf calibrate on this CPU judges the model";
+  return c;
+}
+
+/// The allocator policy the profile's measurements ran with against those of the ground truth:
+/// JSON (`profile`, `ground_truth`: a list, `same`: true, false or null where either is unknown)
+/// and a line for the report where they differ (empty otherwise).
+Comparison compare_allocators(const HardwareProfile& hw, const std::set<std::string>& run_allocators) {
+  Comparison c;
+  const bool known = !hw.measured_with_allocator.empty() && !run_allocators.empty();
+  const bool same = known && run_allocators == std::set<std::string>{hw.measured_with_allocator};
+  c.json = {{"profile", hw.measured_with_allocator.empty() ? nlohmann::json() : nlohmann::json(hw.measured_with_allocator)},
+            {"ground_truth", run_allocators},
+            {"same", known ? nlohmann::json(same) : nlohmann::json()}};
+  if (known && !same) {
+    std::vector<std::string> runs;
+    for (const std::string& a : run_allocators) runs.push_back("'" + a + "'");
+    c.text = "allocator: the profile's measurements ran with '" + hw.measured_with_allocator + "', the runs with " + joined(runs) +
+             ": where large tensors land (pages touched before or mapped afresh) differs, and so do their kernels' times; calibrate again under the runs' policy";
+  }
   return c;
 }
 
@@ -236,6 +258,7 @@ void run_validate(const ValidateOptions& o) {
     if (const auto differences = cpu_differences(hw.measured_on_cpu, bench::this_cpu()); !differences.empty())
       std::cerr << "note: profile '" << hw.name << "' was calibrated on another CPU (" << joined(differences) << "); the errors below judge the move as much as the model\n";
   std::map<std::string, nlohmann::json> run_cpus;  // the CPUs the ground truth ran on, each once (keyed by its JSON)
+  std::set<std::string> run_allocators;            // and the allocator policies it ran with
   std::vector<double> errors, noise;
   // Per (batch, processes): a pooled MAPE over several batches can hide one that misses.
   std::map<std::pair<std::int64_t, int>, std::pair<std::vector<double>, std::vector<double>>> by_size;
@@ -288,6 +311,8 @@ void run_validate(const ValidateOptions& o) {
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
           for (const StepTimes* run : {&a, &b})
             if (!run->cpu.is_null()) run_cpus.emplace(run->cpu.dump(), run->cpu);
+          for (const StepTimes* run : {&a, &b})
+            if (!run->allocator.empty()) run_allocators.insert(run->allocator);
           const double measured = 0.5 * (a.median + b.median);
           const double error = 100 * (p.iteration_s - measured) / measured;
           const double floor = 100 * std::abs(a.median - b.median) / measured;
@@ -352,8 +377,10 @@ void run_validate(const ValidateOptions& o) {
   if (!interval_low.empty()) result["interval_width_percent"] = {{"below", summary(interval_low)}, {"above", summary(interval_high)}};
   for (int i = 0; i < 3; ++i)
     if (!phase_errors[i].empty()) result["phase_error_percent"][kPhases[i]] = summary(phase_errors[i]);
-  const CpuComparison cpus = compare_cpus(hw, run_cpus);
+  const Comparison cpus = compare_cpus(hw, run_cpus);
   result["cpu"] = cpus.json;
+  const Comparison allocators = compare_allocators(hw, run_allocators);
+  result["allocator"] = allocators.json;
   result["machine_drift"] = drift.count ? nlohmann::json{{"reference_kernels", drift.count}, {"median_ratio", drift.median}, {"p10_ratio", drift.low}, {"p90_ratio", drift.high}}
                                         : nlohmann::json{{"reference_kernels", 0}, {"note", drift.note}};
   if (drift.pass_count)
@@ -414,6 +441,7 @@ void run_validate(const ValidateOptions& o) {
   } else if (!errors.empty() && !o.inference)
     std::cout << "per phase: not timed in these runs (scripts/torch_train.py times phases since 2026-11-30)\n";
   std::cout << cpus.text << "\n";
+  if (!allocators.text.empty()) std::cout << allocators.text << "\n";
   if (drift.count) {
     std::cout << "machine against its calibration: the profile's " << drift.count << " reference kernels take " << fixed(drift.median, 2)
               << "x their calibrated time now (median; 10-90%: " << fixed(drift.low, 2) << "-" << fixed(drift.high, 2)

@@ -261,6 +261,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
   if (r.has("measured_on")) {
     JsonObjectReader m(r.at("measured_on"), source + ": measured_on");
     if (m.has("cpu")) p.measured_on_cpu = read_cpu_identity(m.at("cpu"), source + ": measured_on.cpu");
+    if (m.has("allocator")) p.measured_with_allocator = m.text("allocator", std::nullopt);
     m.check_unknown();
   }
   if (r.has("sources")) {

@@ -211,6 +211,11 @@ struct HardwareProfile {
   /// from the files' context lines; predictor/hardware/cpu_identity.h), null where unknown: a
   /// datasheet profile, or files that did not name it.
   nlohmann::json measured_on_cpu;
+  /// The PyTorch backend's allocator policy the measurements ran with (`measured_on.allocator`,
+  /// as their context lines name it; scripts/dnnperf_py/allocator.py), empty where unknown: it
+  /// decides whether large tensors land on pages touched before or mapped afresh, and a step's
+  /// time with it.
+  std::string measured_with_allocator;
   std::string path;                            // file it was read from
 
   /// Peak rate of `mode`; throws InputError naming the profile if the device lacks it.

@@ -8,6 +8,15 @@ between 44 and 57 ms from run to run. Tuned CPU deployments avoid it (Intel's Py
 recommends jemalloc or tcmalloc); dnnperf's benchmarks and ground-truth runs keep freed memory
 instead, through glibc's own settings, so that both measure the same steady state.
 
+glibc caps its mmap threshold at 32 MiB: a larger block is carved from the heap only where the
+heap's top happens to have room and is mapped afresh otherwise, every page of it faulted in again
+(a 411 MB fill: 215 ms mapped afresh, 21 ms on pages touched before, on the VM 2026-12-02). Which
+of the two a kernel or a step gets depended on what ran before it: the same wide GEMMs wrote
+300 MB outputs at 0.9 GB/s in one calibration and 2.1-3.1 GB/s in the next, and VGG-11's training
+step at batch 4 ran 10-20% faster with no block mapped, its 411 MB weight gradient (dropped
+between steps, allocated again in each) 300 -> 73 ms timed alone. So no block is mapped: every
+one comes from the heap, and a freed one is reused by the next allocation that fits.
+
 Set DNNPERF_SYSTEM_MALLOC=1 to measure with glibc's defaults instead.
 """
 import os
@@ -17,6 +26,7 @@ POLICY = {
     "MALLOC_TRIM_THRESHOLD_": str(64 << 30),  # never give the heap top back
     "MALLOC_MMAP_THRESHOLD_": str(32 << 20),  # blocks up to 32 MiB (glibc's largest) from the heap
     "MALLOC_TOP_PAD_": str(256 << 20),        # grow the heap in large steps
+    "MALLOC_MMAP_MAX_": "0",                  # and larger blocks too: none mapped afresh
 }
 
 
@@ -32,4 +42,6 @@ def keep_freed_memory():
 
 def describe():
     """What the records say about the allocator."""
-    return "glibc defaults" if os.environ.get("DNNPERF_SYSTEM_MALLOC") == "1" else "glibc, freed memory kept (dnnperf_py/allocator.py)"
+    # Records before 2026-12-02 evening say "glibc, freed memory kept (dnnperf_py/allocator.py)":
+    # blocks over 32 MiB were then mapped afresh whenever the heap's top lacked room.
+    return "glibc defaults" if os.environ.get("DNNPERF_SYSTEM_MALLOC") == "1" else "glibc, every block from the heap, freed memory kept (dnnperf_py/allocator.py)"

@@ -501,6 +501,7 @@ for path, family, keep in ((sys.argv[2], 25, None), (sys.argv[3], 26, 3)):
             r = json.loads(line)
             if r.get("type") == "context":
                 r["cpu"] = {"vendor": "AuthenticAMD", "name": "AMD EPYC", "family": family, "model": 17, "isa": ["avx2"]}
+                r["libraries"]["allocator"] = "heap only" if family == 25 else "mapped afresh"
             elif keep is not None:
                 kept += 1
                 if kept > keep: continue
@@ -508,12 +509,15 @@ for path, family, keep in ((sys.argv[2], 25, None), (sys.argv[3], 26, 3)):
 check fit_measured_on 0 'measured on: AMD EPYC \(AuthenticAMD family 25 model 17\), AVX2' -- "$bin" fit "$tmp/mem_f25.jsonl" --hardware cpu -o "$tmp/f25.json"
 /usr/bin/python3 -c '
 import json, sys
-assert json.load(open(sys.argv[1]))["measured_on"] == {"cpu": {"vendor": "AuthenticAMD", "name": "AMD EPYC", "family": 25, "model": 17, "isa": ["avx2"]}}' "$tmp/f25.json" \
+assert json.load(open(sys.argv[1]))["measured_on"] == {"cpu": {"vendor": "AuthenticAMD", "name": "AMD EPYC", "family": 25, "model": 17, "isa": ["avx2"]},
+                                                      "allocator": "heap only"}' "$tmp/f25.json" \
   && echo "ok   fit_measured_on_kept" || { echo "FAIL fit_measured_on_kept"; fail=1; }
 out=$("$bin" fit "$tmp/mem_f26.jsonl" "$tmp/mem_f25.jsonl" --hardware cpu -o "$tmp/f2526.json" 2>&1)
 grep -q 'these files ran on 2 different CPUs' <<<"$out" \
   && grep -qE 'family 25 model 17\), AVX2: [0-9]+ records \(mem_f25.jsonl\); the profile names this one$' <<<"$out" \
   && grep -qE 'family 26 model 17\), AVX2: 3 records \(mem_f26.jsonl\)$' <<<"$out" \
+  && grep -q 'these files ran with 2 different allocator policies' <<<"$out" \
+  && grep -qE "'heap only': [0-9]+ records \(mem_f25.jsonl\); the profile names this one$" <<<"$out" \
   && echo "ok   fit_two_cpus" || { echo "FAIL fit_two_cpus"; echo "$out" | head -5; fail=1; }
 check fit_bad_cpu 1 "mem_bad.jsonl: a context line.s cpu: field 'family' must be an integer" -- sh -c "sed 's/\"family\": 25/\"family\": \"zen\"/' '$tmp/mem_f25.jsonl' > '$tmp/mem_bad.jsonl' && '$bin' fit '$tmp/mem_bad.jsonl' --hardware cpu"
 # The runs kept in gt4 ran here and name this CPU: a profile naming it is on its own CPU, one naming
@@ -525,7 +529,9 @@ p = json.load(open(sys.argv[1]))
 p["measured_on"] = {"cpu": cpu}
 json.dump(p, open(sys.argv[3], "w"))
 p["measured_on"]["cpu"]["family"] = cpu["family"] + 1
-json.dump(p, open(sys.argv[4], "w"))' "$tmp/mem2.json" "$tmp/gt4" "$tmp/cpu_same.json" "$tmp/cpu_other.json"
+json.dump(p, open(sys.argv[4], "w"))
+p["measured_on"] = {"cpu": cpu, "allocator": "glibc defaults"}
+json.dump(p, open(sys.argv[5], "w"))' "$tmp/mem2.json" "$tmp/gt4" "$tmp/cpu_same.json" "$tmp/cpu_other.json" "$tmp/alloc_other.json"
 check validate_cpu_same 0 'CPU: the runs ran on the CPU the profile was calibrated on' -- "$bin" validate --hardware "$tmp/cpu_same.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
 check validate_cpu_other 0 'CPU: the profile was calibrated on .*, the runs ran on .*\(family [0-9]+ -> [0-9]+\): its figures carry over only as far' -- \
   "$bin" validate --hardware "$tmp/cpu_other.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
@@ -535,6 +541,18 @@ import json, sys
 c = json.load(open(sys.argv[1]))["cpu"]
 assert c["same"] is False and len(c["ground_truth"]) == 1 and c["differences"] == ["family %d -> %d" % (c["profile"]["family"], c["ground_truth"][0]["family"])], c' "$tmp/cpu_other_out.json" \
   && echo "ok   validate_cpu_other_json" || { echo "FAIL validate_cpu_other_json"; fail=1; }
+# The allocator policy too: one the runs did not run with is named beside theirs.
+check validate_allocator_other 0 "allocator: the profile.s measurements ran with .glibc defaults., the runs with .glibc, every block from the heap" -- \
+  "$bin" validate --hardware "$tmp/alloc_other.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
+"$bin" validate --hardware "$tmp/cpu_same.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4" --json > "$tmp/alloc_unknown_out.json"
+"$bin" validate --hardware "$tmp/alloc_other.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4" --json > "$tmp/alloc_other_out.json"
+/usr/bin/python3 -c '
+import json, sys
+unknown, other = (json.load(open(f))["allocator"] for f in sys.argv[1:])
+assert unknown["same"] is None and unknown["profile"] is None and len(unknown["ground_truth"]) == 1, unknown
+assert other["same"] is False and other["profile"] == "glibc defaults" and other["ground_truth"] == unknown["ground_truth"], other' \
+  "$tmp/alloc_unknown_out.json" "$tmp/alloc_other_out.json" \
+  && echo "ok   validate_allocator_json" || { echo "FAIL validate_allocator_json"; fail=1; }
 check validate_cpu_unknown 0 "CPU: the runs ran on .*; profile '.*' does not name the CPU it was calibrated on" -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
 check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2

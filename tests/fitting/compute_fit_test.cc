@@ -127,6 +127,48 @@ TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pa
   }
 }
 
+TEST_CASE("A pass family measured beyond the cache gets its own slowdown there; one measured inside keeps the plain passes'", "[fitting][compute]") {
+  DeviceSpec truth = find_hardware_profile("cpu").device;
+  truth.memory_bandwidth = 100e9;
+  truth.launch_overhead_s = 2e-6;
+  truth.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = 32e6, .dram_slowdown = 5};
+  // SGD's scaled add runs at 60% of a copy's rate in the cache and about as fast from DRAM.
+  truth.passes["sgd"] = {.max_efficiency = 0.6, .half_efficiency_bytes = 5e4, .cache_bytes = 32e6, .dram_slowdown = 1.8};
+  truth.passes["softmax"] = {.max_efficiency = 0.1, .half_efficiency_bytes = 5e4, .cache_bytes = 32e6, .dram_slowdown = 5};
+  const AnalyticComputeModel model(truth);
+  ComputeData data;
+  for (double bytes = 4096; bytes <= 300e6; bytes *= 4) {
+    Kernel copy;
+    copy.cls = KernelClass::copy;
+    copy.bytes_read = copy.bytes_written = bytes;
+    Kernel sgd = copy;
+    sgd.cls = KernelClass::elementwise;
+    sgd.bytes_read = 2 * bytes;
+    sgd.pass = "sgd";
+    Kernel softmax = copy;
+    softmax.cls = KernelClass::reduction;
+    softmax.pass = "softmax";
+    data.samples.push_back({copy, "memory", model.seconds(copy, {})});
+    data.samples.push_back({sgd, "pass:sgd", model.seconds(sgd, {})});
+    if (bytes < 4e6) data.samples.push_back({softmax, "pass:softmax", model.seconds(softmax, {})});
+  }
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
+  INFO(f.message);
+  CHECK(f.device.memory.dram_slowdown == Approx(5).epsilon(0.05));
+  REQUIRE(f.device.passes.count("sgd") == 1);
+  CHECK(f.device.passes.at("sgd").dram_slowdown == Approx(1.8).epsilon(0.05));
+  CHECK(f.device.passes.at("sgd").max_efficiency == Approx(0.6).epsilon(0.05));
+  REQUIRE(f.device.passes.count("softmax") == 1);
+  CHECK(f.device.passes.at("softmax").dram_slowdown == f.device.memory.dram_slowdown);
+  // The parameter set of a large network: priced at its own slowdown, not the copy's.
+  Kernel update;
+  update.cls = KernelClass::elementwise;
+  update.bytes_read = 2 * 500e6;
+  update.bytes_written = 500e6;
+  update.pass = "sgd";
+  CHECK(AnalyticComputeModel(f.device).seconds(update, {}) == Approx(model.seconds(update, {})).epsilon(0.05));
+}
+
 TEST_CASE("Shape features tell pointwise and depthwise convolutions from the rest", "[fitting][compute]") {
   const auto conv = [](std::int64_t c, std::int64_t k, std::int64_t r, std::int64_t stride, std::int64_t groups) {
     ConvShape s;

@@ -723,3 +723,13 @@ TEST_CASE("A profile names the CPU it was calibrated on, or nothing; a malformed
   const std::string unknown = write_variant("unknown_measured_on", [&](nlohmann::json& j) { j["measured_on"] = {{"gpu", "H200"}}; });
   CHECK_THROWS_WITH(load_hardware_profile(unknown), Catch::Contains("measured_on") && Catch::Contains("gpu"));
 }
+
+TEST_CASE("A profile names the allocator policy its measurements ran with, or nothing", "[hardware][errors]") {
+  const HardwareProfile with = load_hardware_profile(
+      write_variant("measured_with", [&](nlohmann::json& j) { j["measured_on"] = {{"allocator", "glibc, every block from the heap"}}; }));
+  CHECK(with.measured_with_allocator == "glibc, every block from the heap");
+  CHECK(with.measured_on_cpu.is_null());
+  CHECK(find_hardware_profile("cpu").measured_with_allocator.empty());
+  const std::string bad = write_variant("bad_measured_with", [&](nlohmann::json& j) { j["measured_on"] = {{"allocator", 3}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains(bad) && Catch::Contains("allocator"));
+}
