@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string_view>
 #include <tuple>
 
 #include <catch2/catch.hpp>
@@ -58,6 +59,17 @@ void add_conv_sample(ComputeData& data, ConvShape c, Phase direction, const Dire
   data.samples.push_back({k, cls, truth.seconds(c, direction, 4) * factor});
 }
 
+/// A memory pass of class `cls` reading `read` and writing `written` bytes, of pass family `pass`
+/// (none: a plain pass).
+Kernel pass_kernel(KernelClass cls, double read, double written, std::string_view pass = "") {
+  Kernel k;
+  k.cls = cls;
+  k.bytes_read = read;
+  k.bytes_written = written;
+  k.pass = pass;
+  return k;
+}
+
 }  // namespace
 
 TEST_CASE("The regression family recovers a power law and reports honest held-out errors", "[fitting][compute]") {
@@ -103,13 +115,8 @@ TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pa
   const AnalyticComputeModel model(truth);
   ComputeData data;
   for (double bytes = 4096; bytes <= 1.1e9; bytes *= 2) {
-    Kernel copy;
-    copy.cls = KernelClass::copy;
-    copy.bytes_read = copy.bytes_written = bytes;
-    Kernel pool = copy;
-    pool.cls = KernelClass::reduction;
-    pool.bytes_written = 0.75 * bytes;
-    pool.pass = "max_pool";
+    const Kernel copy = pass_kernel(KernelClass::copy, bytes, bytes);
+    const Kernel pool = pass_kernel(KernelClass::reduction, bytes, 0.75 * bytes, "max_pool");
     data.samples.push_back({copy, "memory", model.seconds(copy, {})});
     data.samples.push_back({pool, "pass:max_pool", model.seconds(pool, {})});
   }
@@ -138,16 +145,9 @@ TEST_CASE("A pass family measured beyond the cache gets its own slowdown there; 
   const AnalyticComputeModel model(truth);
   ComputeData data;
   for (double bytes = 4096; bytes <= 300e6; bytes *= 4) {
-    Kernel copy;
-    copy.cls = KernelClass::copy;
-    copy.bytes_read = copy.bytes_written = bytes;
-    Kernel sgd = copy;
-    sgd.cls = KernelClass::elementwise;
-    sgd.bytes_read = 2 * bytes;
-    sgd.pass = "sgd";
-    Kernel softmax = copy;
-    softmax.cls = KernelClass::reduction;
-    softmax.pass = "softmax";
+    const Kernel copy = pass_kernel(KernelClass::copy, bytes, bytes);
+    const Kernel sgd = pass_kernel(KernelClass::elementwise, 2 * bytes, bytes, "sgd");
+    const Kernel softmax = pass_kernel(KernelClass::reduction, bytes, bytes, "softmax");
     data.samples.push_back({copy, "memory", model.seconds(copy, {})});
     data.samples.push_back({sgd, "pass:sgd", model.seconds(sgd, {})});
     if (bytes < 4e6) data.samples.push_back({softmax, "pass:softmax", model.seconds(softmax, {})});
@@ -161,11 +161,7 @@ TEST_CASE("A pass family measured beyond the cache gets its own slowdown there; 
   REQUIRE(f.device.passes.count("softmax") == 1);
   CHECK(f.device.passes.at("softmax").dram_slowdown == f.device.memory.dram_slowdown);
   // The parameter set of a large network: priced at its own slowdown, not the copy's.
-  Kernel update;
-  update.cls = KernelClass::elementwise;
-  update.bytes_read = 2 * 500e6;
-  update.bytes_written = 500e6;
-  update.pass = "sgd";
+  const Kernel update = pass_kernel(KernelClass::elementwise, 2 * 500e6, 500e6, "sgd");
   CHECK(AnalyticComputeModel(f.device).seconds(update, {}) == Approx(model.seconds(update, {})).epsilon(0.05));
 }
 
