@@ -309,10 +309,10 @@ void run_validate(const ValidateOptions& o) {
           every_case_kept = every_case_kept && kept;
           if (kept) c["resumed"] = true;
           if (!a.ok || !b.ok) throw InputError(a.ok ? b.error : a.error);
-          for (const StepTimes* run : {&a, &b})
+          for (const StepTimes* run : {&a, &b}) {
             if (!run->cpu.is_null()) run_cpus.emplace(run->cpu.dump(), run->cpu);
-          for (const StepTimes* run : {&a, &b})
             if (!run->allocator.empty()) run_allocators.insert(run->allocator);
+          }
           const double measured = 0.5 * (a.median + b.median);
           const double error = 100 * (p.iteration_s - measured) / measured;
           const double floor = 100 * std::abs(a.median - b.median) / measured;

@@ -70,6 +70,16 @@ Kernel pass_kernel(KernelClass cls, double read, double written, std::string_vie
   return k;
 }
 
+/// The generic CPU with plain passes at `bandwidth` after a 2 us launch, slowing by up to
+/// `dram_slowdown` past a cache of `cache_bytes`.
+DeviceSpec cpu_with_memory(double bandwidth, double cache_bytes, double dram_slowdown) {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  d.memory_bandwidth = bandwidth;
+  d.launch_overhead_s = 2e-6;
+  d.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = cache_bytes, .dram_slowdown = dram_slowdown};
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("The regression family recovers a power law and reports honest held-out errors", "[fitting][compute]") {
@@ -107,10 +117,7 @@ TEST_CASE("The analytic family recovers the device's effective peak and launch o
 }
 
 TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pass family's efficiency", "[fitting][compute]") {
-  DeviceSpec truth = find_hardware_profile("cpu").device;
-  truth.memory_bandwidth = 150e9;
-  truth.launch_overhead_s = 2e-6;
-  truth.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = 16e6, .dram_slowdown = 3};
+  DeviceSpec truth = cpu_with_memory(150e9, 16e6, 3);
   truth.passes["max_pool"] = {.max_efficiency = 0.02, .half_efficiency_bytes = 5e4, .cache_bytes = 16e6, .dram_slowdown = 3};
   const AnalyticComputeModel model(truth);
   ComputeData data;
@@ -135,10 +142,7 @@ TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pa
 }
 
 TEST_CASE("A pass family measured beyond the cache gets its own slowdown there; one measured inside keeps the plain passes'", "[fitting][compute]") {
-  DeviceSpec truth = find_hardware_profile("cpu").device;
-  truth.memory_bandwidth = 100e9;
-  truth.launch_overhead_s = 2e-6;
-  truth.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = 32e6, .dram_slowdown = 5};
+  DeviceSpec truth = cpu_with_memory(100e9, 32e6, 5);
   // SGD's scaled add runs at 60% of a copy's rate in the cache and about as fast from DRAM.
   truth.passes["sgd"] = {.max_efficiency = 0.6, .half_efficiency_bytes = 5e4, .cache_bytes = 32e6, .dram_slowdown = 1.8};
   truth.passes["softmax"] = {.max_efficiency = 0.1, .half_efficiency_bytes = 5e4, .cache_bytes = 32e6, .dram_slowdown = 5};
@@ -679,10 +683,7 @@ TEST_CASE("Files that timed the same kernels are merged at one speed: the later 
 }
 
 TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measurements have short and long runs", "[fitting][compute]") {
-  DeviceSpec truth = find_hardware_profile("cpu").device;
-  truth.memory_bandwidth = 150e9;
-  truth.launch_overhead_s = 2e-6;
-  truth.memory = {.max_efficiency = 1.0, .half_efficiency_bytes = 2e4, .cache_bytes = 16e6, .dram_slowdown = 3};
+  DeviceSpec truth = cpu_with_memory(150e9, 16e6, 3);
   truth.passes["batch_norm_backward"] = {.max_efficiency = 0.5, .half_efficiency_bytes = 1e5, .cache_bytes = 16e6, .dram_slowdown = 3,
                                          .short_run_element_s = 1.5e-8};
   const AnalyticComputeModel model(truth);
