@@ -61,6 +61,9 @@ constexpr double kWarmthReserve = 45;
 // On a CPU, each of the two corners of the GEMM space the free sample rarely reaches (wide:24 and
 // skinny:24, below) with its anchors: 40-45 s on the VM at 2.5x its 2026-11-30 kernel times.
 constexpr double kCornerReserve = 45;
+// On a CPU, the convolutions of CNNs' last stages at small inputs (late:60, below), timed without
+// anchors: 16-18 s on the family-25 VM (2026-12-02).
+constexpr double kLateReserve = 25;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -181,7 +184,36 @@ void run(const Options& o) {
     return o.time_budget - kFitReserve - kStepReserve - (co_run ? kCoRunReserve : 0.0) - (warmth ? kWarmthReserve : 0.0) - elapsed();
   };
   const bool corners_measured = with_cnn && o.device == "cpu";
-  const double left = kernel_time_left() - (corners_measured ? 2 * kCornerReserve : 0.0);
+  // On a CPU, corners of the shape space the free sample rarely reaches. Two of the GEMM space,
+  // where a large classifier at a small batch spends most of its step: GEMMs that write 40-400 MB
+  // (wide:24, its weight gradient: a 10-minute profile without them priced VGG-11's first
+  // classifier layer at 5x its time; ~15 s) and GEMMs of 1-16 rows against a 40-400 MB matrix
+  // (skinny:24, its forward and input gradient: on an EPYC of family 25 the batch-4 input gradients
+  // ran 3.6-4.8x slower than on family 26 against 1.7x for the forward, and a profile without them
+  // priced AlexNet's batch-4 training 28.5% fast, with them 18.7%; ~25 s;
+  // data/measurements/cpu-vm-2core-2026-12-02-family25/). And the convolutions of CNNs' last
+  // stages at small inputs (late:60): 1x1 layers over 2x2-8x8 images at batches under 16 run as
+  // per-image GEMMs of a few columns, which neither sample reaches in the input gradient's
+  // direction; without them the fit's parameters for those paths are free to wander, and refits
+  // on nine tenths of a calibration's kernels (scripts/fit_stability.py) put MobileNetV2's,
+  // ResNet-50's and DenseNet-121's batch-4 steps 2-12x further apart than with them
+  // (data/measurements/cpu-vm-2core-2026-12-02-late/). Its kernels are a few milliseconds each:
+  // timed without anchors, on the session's speed as it was.
+  struct Corner {
+    std::string set;
+    const char* what;
+    std::string file;
+    bool capped;  // kernels above --max-flops skipped, as in the sample (wide's, mostly writing, are all timed)
+    bool anchored;
+    double reserve;
+  };
+  const std::vector<Corner> corners{{"wide:24:1", "GEMMs with large outputs", work + "/torch_" + o.device + "_wide.jsonl", false, true, kCornerReserve},
+                                    {"skinny:24:1", "GEMMs of few rows against a large matrix", work + "/torch_" + o.device + "_skinny.jsonl", true, true, kCornerReserve},
+                                    {"late:60:1:" + std::to_string(max_gflop), "convolutions of CNNs' last stages at small inputs",
+                                     work + "/torch_" + o.device + "_late.jsonl", true, false, kLateReserve}};
+  double corner_reserve = 0;
+  for (const Corner& c : corners) corner_reserve += c.reserve;
+  const double left = kernel_time_left() - (corners_measured ? corner_reserve : 0.0);
   // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
   // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
@@ -191,26 +223,11 @@ void run(const Options& o) {
                o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --time-budget " + fixed(sample_budget, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
     throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
-  // On a CPU, two corners of the GEMM space the free sample rarely reaches, where a large
-  // classifier at a small batch spends most of its step: GEMMs that write 40-400 MB (wide:24, its
-  // weight gradient: a 10-minute profile without them priced VGG-11's first classifier layer at 5x
-  // its time; ~15 s) and GEMMs of 1-16 rows against a 40-400 MB matrix (skinny:24, its forward and
-  // input gradient: on an EPYC of family 25 the batch-4 input gradients ran 3.6-4.8x slower than on
-  // family 26 against 1.7x for the forward, and a profile without them priced AlexNet's batch-4
-  // training 28.5% fast, with them 18.7%; ~25 s; data/measurements/cpu-vm-2core-2026-12-02-family25/).
-  struct Corner {
-    const char* set;
-    const char* what;
-    std::string file;
-    bool capped;  // kernels above --max-flops skipped, as in the sample (wide's, mostly writing, are all timed)
-  };
-  const std::vector<Corner> corners{{"wide:24:1", "GEMMs with large outputs", work + "/torch_" + o.device + "_wide.jsonl", false},
-                                    {"skinny:24:1", "GEMMs of few rows against a large matrix", work + "/torch_" + o.device + "_skinny.jsonl", true}};
   for (const Corner& c : corners)
     if (corners_measured && kernel_time_left() > 10 &&
-        run_step(std::string(c.what) + " (" + c.set + ")", o.python + " " + quote(script) + " --shapes " + c.set + (c.capped ? max_flops : "") + cold + anchors + common +
-                                                               " --time-budget " + fixed(std::min(kCornerReserve, kernel_time_left()), 0) + " --dnnperf " + quote(self) +
-                                                               " -o " + quote(c.file)) != 0)
+        run_step(std::string(c.what) + " (" + c.set + ")", o.python + " " + quote(script) + " --shapes " + c.set + (c.capped ? max_flops : "") + cold +
+                                                               (c.anchored ? anchors : "") + common + " --time-budget " + fixed(std::min(c.reserve, kernel_time_left()), 0) +
+                                                               " --dnnperf " + quote(self) + " -o " + quote(c.file)) != 0)
       throw InputError(std::string("the measurements of ") + c.what + " failed (see above); rerun to resume");
   const std::string cnn_kernels = work + "/torch_" + o.device + "_cnn.jsonl";
   const double cnn_budget = kernel_time_left();

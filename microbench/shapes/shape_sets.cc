@@ -262,6 +262,37 @@ ShapeSet cnn_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
   return set;
 }
 
+ShapeSet late_stage_sample(std::int64_t count, std::uint64_t seed, double max_flops) {
+  ShapeSet set;
+  set.name = sampled_name("late", count, seed, max_flops);
+  Draws rng(seed);
+  // The last stages of CNNs at the small inputs a CPU trains: images of 2x2 to 8x8 under many
+  // channels, mostly 1x1 (MobileNetV2's expansions and projections, 160 <-> 960 channels at 2x2
+  // from a 64x64 input; ResNet-50's bottlenecks, 512 <-> 2048), some 3x3 and depthwise. PyTorch's
+  // CPU backend runs a 1x1 at a batch under 16 as one GEMM per image whose columns are the
+  // image's 4-64 pixels: there the leftover columns, not the arithmetic, set the rate. Of the
+  // 800 convolutions of sample:600:1:2 and cnn:200:4:2, nine are such input gradients and one has
+  // 256 channels or more on both sides (a 10-minute calibration times about half of them); a
+  // profile fitted without this set priced MobileNetV2's at batch 4 at 2.6-4.3x their time
+  // (docs/fitting.md).
+  const std::vector<std::int64_t> channels = {64, 96, 128, 160, 192, 256, 320, 384, 512, 576, 768, 960, 1024, 1280, 2048};
+  const std::vector<std::int64_t> output_ratio_x12 = {2, 3, 6, 12, 24, 48, 72};  // outputs per 12 inputs: 1/6 to 6x
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t c = rng.pick(channels);
+    const std::int64_t side = rng.log_uniform(2, 8);
+    const std::int64_t kind = static_cast<std::int64_t>(rng() % 8);  // 0-5: 1x1, 6: 3x3, 7: depthwise 3x3
+    const std::int64_t r = kind < 6 ? 1 : 3;
+    const std::int64_t groups = kind == 7 ? c : 1;
+    // Outputs in whole vectors of 8, as networks have them: a misaligned leftover is sample's to draw.
+    const std::int64_t k = groups > 1 ? c : std::clamp<std::int64_t>(c * rng.pick(output_ratio_x12) / 96 * 8, 16, 4096);
+    ConvShape s = conv(rng.log_uniform(1, 32), c, side, side, k, r, r, 1, r / 2, groups);
+    const Phase phase = static_cast<Phase>(rng() % 3);
+    if (!fit_batch_under(s, max_flops)) { --i; continue; }
+    set.convs.push_back({s, phase});
+  }
+  return set;
+}
+
 /// A matrix of 1e7-1e8 f32 values (40-400 MB, a large classifier's weights): its first side drawn
 /// from `shortest` to 30,000, the second what the size leaves.
 std::pair<std::int64_t, std::int64_t> large_matrix(Draws& rng, std::int64_t shortest) {
@@ -347,9 +378,9 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     }
     return set;
   }
-  if (spec.rfind("sample:", 0) == 0 || spec.rfind("depthwise:", 0) == 0 || spec.rfind("cnn:", 0) == 0) {
-    const bool depthwise = spec.rfind("depthwise:", 0) == 0, cnn = spec.rfind("cnn:", 0) == 0;
-    const std::string rest = spec.substr(depthwise ? 10 : cnn ? 4 : 7);
+  if (spec.rfind("sample:", 0) == 0 || spec.rfind("depthwise:", 0) == 0 || spec.rfind("cnn:", 0) == 0 || spec.rfind("late:", 0) == 0) {
+    const bool depthwise = spec.rfind("depthwise:", 0) == 0, cnn = spec.rfind("cnn:", 0) == 0, late = spec.rfind("late:", 0) == 0;
+    const std::string rest = spec.substr(spec.find(':') + 1);
     const std::size_t colon = rest.find(':');
     const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
     std::uint64_t seed = 1;
@@ -360,6 +391,7 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
       seed = static_cast<std::uint64_t>(parse_positive(tail.substr(0, cap), spec, "the seed"));
       if (cap != std::string_view::npos) max_flops = 1e9 * static_cast<double>(parse_positive(tail.substr(cap + 1), spec, "the GFLOP cap"));
     }
+    if (late) return late_stage_sample(n, seed, max_flops);
     return depthwise ? depthwise_sample(n, seed, max_flops) : cnn ? cnn_sample(n, seed, max_flops) : sample(n, seed, max_flops);
   }
   if (spec.rfind("anchors:", 0) == 0) return anchors(1e9 * static_cast<double>(parse_positive(std::string_view(spec).substr(8), spec, "the GFLOP cap")));
@@ -372,7 +404,7 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     return wide ? wide_output_sample(n, seed) : skinny_sample(n, seed);
   }
   throw InputError("unknown shape set '" + spec +
-                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], anchors:GFLOP, wide:N[:SEED], skinny:N[:SEED] or square:N,...)");
+                   "' (zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], late:N[:SEED[:GFLOP]], anchors:GFLOP, wide:N[:SEED], skinny:N[:SEED] or square:N,...)");
 }
 
 }  // namespace dnnperf::bench

@@ -20,6 +20,11 @@
 //                leave (2x2 to ~110x110), outputs 1/4-4x the inputs, kernels 1-7, stride 2
 //                sometimes, batches from 1 — where sample's independent draws of channels and side
 //                put few of the small-image, many-channel layers networks at small inputs run
+//   late:N[:SEED[:GFLOP]]  N convolutions of CNNs' last stages at small inputs: images 2x2 to
+//                8x8, 64-2048 channels, outputs 1/6-6x the inputs, 1x1 mostly (3x3 and depthwise
+//                3x3 an eighth each), batches 1-32, the three directions: the per-image GEMMs of
+//                few columns PyTorch's CPU backend runs for 1x1 layers at batches under 16
+//                (`dnnperf calibrate` times late:60:1:2 on a CPU)
 //   anchors:GFLOP  twenty GEMMs and twenty of each convolution direction of sample:600:1:GFLOP (the
 //                default calibration's set), of middling work for their class: timed first by
 //                every calibration run (scripts/torch_bench.py --anchors), they are the kernels two

@@ -106,6 +106,35 @@ TEST_CASE("The CNN set draws dense layers whose channels and image sizes go toge
   CHECK_THROWS_WITH(shape_set("cnn:-3"), Catch::Contains("the count must be a positive integer"));
 }
 
+TEST_CASE("The late-stage set draws small images under many channels, mostly 1x1, in every direction", "[shapes]") {
+  const ShapeSet s = shape_set("late:60:1:2");
+  REQUIRE(s.convs.size() == 60);
+  CHECK(s.gemms.empty());
+  CHECK(s.name == "late:60:1:2");
+  int phases[3] = {0, 0, 0}, pointwise = 0, depthwise = 0, native_input_gradients = 0;
+  for (const ConvCase& c : s.convs) {
+    const ConvShape& x = c.shape;
+    CHECK((x.h >= 2 && x.h <= 8 && x.w == x.h));
+    CHECK(x.c >= 64);
+    CHECK((x.p == x.h && x.q == x.w));  // "same" padding, stride 1
+    CHECK(x.k % 8 == 0);
+    CHECK(2.0 * double(x.n * x.k * (x.c / x.groups) * x.r * x.s) * double(x.p * x.q) <= 2e9);
+    ++phases[static_cast<int>(c.phase)];
+    const bool is_pointwise = x.r == 1 && x.groups == 1;
+    pointwise += is_pointwise;
+    depthwise += x.groups == x.c && x.k == x.c && x.r == 3;
+    // What the set is for: 1x1 input gradients at batches PyTorch's CPU backend runs per image.
+    native_input_gradients += is_pointwise && x.n < 16 && c.phase == Phase::backward_data;
+  }
+  CHECK((phases[0] > 0 && phases[1] > 0 && phases[2] > 0));
+  CHECK(pointwise > 30);
+  CHECK(depthwise > 0);
+  CHECK(native_input_gradients >= 5);
+  CHECK(shape_set("late:60:1:2").convs.back().shape.c == s.convs.back().shape.c);  // the same for the same seed
+  CHECK(shape_set("late:60:2:2").convs.front().shape.c != s.convs.front().shape.c);
+  CHECK_THROWS_WITH(shape_set("late:x"), Catch::Contains("the count must be a positive integer"));
+}
+
 TEST_CASE("The wide set draws GEMMs whose output is what they write", "[shapes]") {
   const ShapeSet s = shape_set("wide:24:3");
   REQUIRE(s.gemms.size() == 24);
