@@ -195,8 +195,8 @@ void run(const Options& o) {
   // stages at small inputs (late:60): 1x1 layers over 2x2-8x8 images at batches under 16 run as
   // per-image GEMMs of a few columns, which neither sample reaches in the input gradient's
   // direction; without them the fit's parameters for those paths are free to wander, and refits
-  // on nine tenths of a calibration's kernels (scripts/fit_stability.py) put MobileNetV2's,
-  // ResNet-50's and DenseNet-121's batch-4 steps 2-12x further apart than with them
+  // on nine tenths of a calibration's kernels (scripts/fit_stability.py) spread MobileNetV2's,
+  // ResNet-50's and DenseNet-121's batch-4 steps 1.2-14x wider (log sigma) than with them
   // (data/measurements/cpu-vm-2core-2026-12-02-late/). Its kernels are a few milliseconds each:
   // timed without anchors, on the session's speed as it was.
   struct Corner {

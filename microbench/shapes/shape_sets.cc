@@ -391,8 +391,10 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
       seed = static_cast<std::uint64_t>(parse_positive(tail.substr(0, cap), spec, "the seed"));
       if (cap != std::string_view::npos) max_flops = 1e9 * static_cast<double>(parse_positive(tail.substr(cap + 1), spec, "the GFLOP cap"));
     }
-    if (late) return late_stage_sample(n, seed, max_flops);
-    return depthwise ? depthwise_sample(n, seed, max_flops) : cnn ? cnn_sample(n, seed, max_flops) : sample(n, seed, max_flops);
+    return depthwise ? depthwise_sample(n, seed, max_flops)
+           : cnn     ? cnn_sample(n, seed, max_flops)
+           : late    ? late_stage_sample(n, seed, max_flops)
+                     : sample(n, seed, max_flops);
   }
   if (spec.rfind("anchors:", 0) == 0) return anchors(1e9 * static_cast<double>(parse_positive(std::string_view(spec).substr(8), spec, "the GFLOP cap")));
   const bool wide = spec.rfind("wide:", 0) == 0, skinny = spec.rfind("skinny:", 0) == 0;

@@ -53,7 +53,7 @@ with tempfile.TemporaryDirectory() as tmp:
     shutil.copy(os.path.join(data, "torch_cpu_kernels.jsonl"), calibration)
     out = os.path.join(tmp, "stability")
     done = run(calibration, "--networks", "resnet18,mobilenet_v2", "--batch", "4", "--input", "64", "--fits", "2", "-o", out)
-    check("two refits run: " + done.stderr[-800:], done.returncode == 0)
+    check("two refits run", done.returncode == 0, done.stderr[-800:])
     if done.returncode == 0:
         result = json.load(open(os.path.join(out, "stability.json")))
         for network in ("resnet18", "mobilenet_v2"):
@@ -68,20 +68,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check("the subsampled copies are not kept", not any(name.endswith(".jsonl") for name in os.listdir(os.path.join(out, "fit_0"))))
         start = time.time()
         again = run(calibration, "--networks", "resnet18", "--batch", "4", "--input", "64", "--fits", "2", "-o", out)
-        check("a second run reuses both refits: " + again.stdout[-400:], again.returncode == 0 and again.stdout.count("kept from an earlier run") == 2)
+        check("a second run reuses both refits", again.returncode == 0 and again.stdout.count("kept from an earlier run") == 2, again.stdout[-400:])
         check("and predicts from them the same",
               json.load(open(os.path.join(out, "stability.json")))["networks"]["resnet18"]["refits_s"] == result["networks"]["resnet18"]["refits_s"])
 
     # Bad input: named, non-zero, before any fitting.
     missing = run(os.path.join(tmp, "nowhere"), "--networks", "resnet18", "-o", out)
-    check("a missing folder is named: " + missing.stderr[-300:], missing.returncode != 0 and "no such folder" in missing.stderr)
+    check("a missing folder is named", missing.returncode != 0 and "no such folder" in missing.stderr, missing.stderr[-300:])
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     nothing = run(empty, "--networks", "resnet18", "-o", out)
     check("a folder without measurements is named", nothing.returncode != 0 and "no measurement files" in nothing.stderr)
     bad_net = run(calibration, "--networks", "resnet18,no_such_net", "-o", os.path.join(tmp, "bad"))
-    check("an unknown network is named before any refit: " + bad_net.stderr[-300:],
-          bad_net.returncode != 0 and "no_such_net" in bad_net.stderr and not os.path.exists(os.path.join(tmp, "bad", "fit_0")))
+    check("an unknown network is named before any refit",
+          bad_net.returncode != 0 and "no_such_net" in bad_net.stderr and not os.path.exists(os.path.join(tmp, "bad", "fit_0")), bad_net.stderr[-300:])
     one = run(calibration, "--networks", "resnet18", "--fits", "1", "-o", out)
     check("one refit is no spread", one.returncode != 0 and "--fits must be at least 2" in one.stderr)
     broken = os.path.join(tmp, "broken")
@@ -89,6 +89,6 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(broken, "bad.jsonl"), "w") as f:
         f.write('{"op": "gemm"}\nnot json\n')
     torn = run(broken, "--networks", "resnet18", "-o", os.path.join(tmp, "torn"))
-    check("a malformed line is named by file and line: " + torn.stderr[-300:], torn.returncode != 0 and "bad.jsonl:2" in torn.stderr)
+    check("a malformed line is named by file and line", torn.returncode != 0 and "bad.jsonl:2" in torn.stderr, torn.stderr[-300:])
 
 finish()
