@@ -90,7 +90,7 @@ int run_gpu(const Options& o, const std::string& op, const bench::ShapeSet& shap
 #ifdef DNNPERF_HAVE_CUDA
   return bench::run_gpu_bench(gpu_options(o, op), shapes);
 #else
-  (void)shapes;
+  (void)o, (void)shapes;
   std::cerr << "dnnperf bench " << op << ": this dnnperf was built without CUDA (no nvcc found); no GPU to measure\n";
   return 77;
 #endif
