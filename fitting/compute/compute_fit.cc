@@ -63,6 +63,9 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     // backward (both gradients in one call) as the lowering's two passes: four reads, one write.
     else if (r.op == "memory_batch_norm") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 6.0 * static_cast<double>(n), k.pass = "batch_norm";
     else if (r.op == "memory_batch_norm_backward") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = b, k.flops = 11.0 * static_cast<double>(n), k.pass = "batch_norm_backward";
+    // Inference batch norm, the running statistics' affine map: one read, one write (the lowering
+    // counts the four per-channel vectors too; a few kB beside the image).
+    else if (r.op == "memory_batch_norm_inference") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = 2.0 * static_cast<double>(n), k.pass = "batch_norm_inference";
     // Every row of a table of 256-element rows gathered once, int64 ids.
     else if (r.op == "memory_embedding") k.cls = KernelClass::gather, k.bytes_read = b + 8.0 * static_cast<double>(n) / 256, k.bytes_written = b, k.pass = "embedding";
     // Optimizer updates of one parameter tensor (lower_update's traffic).
@@ -72,7 +75,7 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     else if (r.op == "memory_dropout") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b + static_cast<double>(n), k.flops = 2.0 * static_cast<double>(n), k.pass = "dropout";
     else if (r.op == "memory_adam") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = 3 * b, k.flops = 12.0 * static_cast<double>(n), k.pass = "adam";
     else throw InputError("no kernel the lowering emits is measured by " + r.op);
-    if (k.pass == "batch_norm" || k.pass == "batch_norm_backward") {
+    if (k.pass == "batch_norm" || k.pass == "batch_norm_backward" || k.pass == "batch_norm_inference") {
       // Its runs: the image's batch x channels where the record gives them (--bn-shapes), else
       // torch_bench's one image of pass_channels channels (16 on a CPU, 256 on a GPU).
       const std::int64_t channels = p.contains("channels") ? p.at("channels").get<std::int64_t>()

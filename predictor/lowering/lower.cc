@@ -179,11 +179,13 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
   const std::int64_t short_elements = batch_norm && x.shape.rank() >= 3 ? short_run_elements(x.shape[0] * x.shape[1], n / std::max<std::int64_t>(1, x.shape[0] * x.shape[1])) : 0;
   if (forward) {
     // Training batch norm is priced as one family in two passes (statistics, then normalisation),
-    // inference batch norm as a plain pass: it is an affine map that frameworks often fold away.
+    // inference batch norm as a family of its own: the running statistics' affine map, which a
+    // framework walks per sample and channel as training does (scalar code over small images; a
+    // profile without the family prices it as a plain pass).
     if (batch_norm && training) e.pass(KernelClass::reduction, Phase::forward, 2 * stats, 2.0 * static_cast<double>(n) / static_cast<double>(2 * stats), e.bytes(x), 8.0 * static_cast<double>(stats), "batch_norm");
     if (batch_norm) {
-      e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x), training ? "batch_norm" : "");
-      if (training) e.last().short_run_elements = short_elements;
+      e.pass(KernelClass::elementwise, Phase::forward, n, 4, e.bytes(x) + 16.0 * static_cast<double>(stats), e.bytes(x), training ? "batch_norm" : "batch_norm_inference");
+      e.last().short_run_elements = short_elements;
     }
     else e.pass(KernelClass::reduction, Phase::forward, n, 8, e.bytes(x), e.bytes(x) + (training ? 8.0 * static_cast<double>(stats) : 0.0));
     return;

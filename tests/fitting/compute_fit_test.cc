@@ -529,6 +529,22 @@ TEST_CASE("A GPU backend's host dispatch times are kept per kernel class, and fe
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Batch norm records over images count their runs; inference batch norm is its own family", "[fitting][compute]") {
+  const nlohmann::json cpu = {{"device", "cpu"}};
+  const std::string path = write_measurements("dnnperf_bn_inference_test.jsonl", {
+      h200_record(9.6e-4, {{"op", "memory_batch_norm_inference"}, {"params", {{"bytes", 32 * 2048 * 4 * 4}, {"batch", 32}, {"channels", 2048}}}, {"layout", cpu}}),
+      h200_record(1.9e-4, {{"op", "memory_batch_norm_inference"}, {"params", {{"bytes", 32 * 1024 * 16 * 4}, {"batch", 32}, {"channels", 1024}}}, {"layout", cpu}}),
+      h200_record(1.5e-3, {{"op", "memory_batch_norm"}, {"params", {{"bytes", 32 * 2048 * 4 * 4}, {"batch", 32}, {"channels", 2048}}}, {"layout", cpu}})});
+  const ComputeData d = load_compute_data({path});
+  REQUIRE(d.samples.size() == 3);
+  CHECK(d.samples[0].kernel_class == "pass:batch_norm_inference");
+  CHECK(d.samples[0].kernel.short_run_elements == 32 * 2048 * 4);  // 2x2 images: every element in a short run
+  CHECK(d.samples[0].kernel.bytes_read == d.samples[0].kernel.bytes_written);
+  CHECK(d.samples[1].kernel.short_run_elements == 0);  // 4x4: runs of two vectors
+  CHECK(d.samples[2].kernel_class == "pass:batch_norm");
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("PyTorch's TF32 switch for cuDNN, read from a run's context, says how fp32 convolutions ran; the other way is excluded", "[fitting][compute]") {
   const auto conv = [](int k, const std::string& device) {
     return h200_record(1e-4, {{"op", "conv_forward"}, {"layout", {{"device", device}}},

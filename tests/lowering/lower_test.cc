@@ -183,3 +183,13 @@ TEST_CASE("A convolution's weight gradient shares its input gradient's call; bat
   CHECK(backward_short == 4 * 32 * 4);
   CHECK(short_run_elements(128, 16) == 0);  // runs of a vector and more are not short
 }
+
+TEST_CASE("Inference batch norm is a pass family of its own, walked in the same short runs", "[lowering]") {
+  NetworkBuilder b("t");
+  b.batch_norm(b.input("x", {4, 32, 2, 2}), "bn");  // 128 runs of 4 elements
+  const auto ks = lower(std::move(b).finish(), LoweringOptions::inference());
+  REQUIRE(ks.size() == 1);
+  CHECK(ks[0].pass == "batch_norm_inference");
+  CHECK(ks[0].short_run_elements == 4 * 32 * 4);
+  CHECK(calibration_class(ks[0]) == "pass:batch_norm_inference");
+}
