@@ -243,6 +243,46 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
   device["step_warmth"] = {{"cache_bytes", cache_bytes}, {"most_saved", w.warmth.most_saved}, {"conv", conv}};
 }
 
+/// The share of the hot pairs' savings that whole steps realize (StepWarmth::realized_share): the
+/// one in [0, 1] whose predictions of the --steps runs have the least mean squared log error, on a
+/// grid of twentieths refined around the best quarter. Sets it in `fitted` and `profile` and returns
+/// the steps' composition at it. Ties keep the larger share: without evidence, the pairs' own.
+StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o, nlohmann::json& profile) {
+  StepWarmth& warmth = fitted.device.step_warmth;
+  if (!warmth.enabled()) return step_composition(fitted, o.steps, o.step_networks);
+  std::map<double, std::pair<double, StepComposition>, std::greater<>> tried;  // share -> (mean squared log error, composition)
+  const auto at = [&](double share) -> double {
+    if (const auto it = tried.find(share); it != tried.end()) return it->second.first;
+    warmth.realized_share = share;
+    StepComposition s = step_composition(fitted, o.steps, o.step_networks);
+    double squares = 0;
+    for (const auto& c : s.cases) squares += c.log_error * c.log_error;
+    const double mse = s.cases.empty() ? 0.0 : squares / static_cast<double>(s.cases.size());
+    tried.emplace(share, std::pair{mse, std::move(s)});
+    return mse;
+  };
+  const auto best = [&] {
+    double share = 1, least = at(1.0);
+    for (const auto& [v, r] : tried)
+      if (r.first < least - 1e-12) share = v, least = r.first;
+    return share;
+  };
+  for (const double share : {1.0, 0.75, 0.5, 0.25, 0.0}) at(share);
+  if (tried.at(1.0).second.cases.size() < kMinSteps) {
+    warmth.realized_share = 1;
+    return std::move(tried.at(1.0).second);
+  }
+  const double coarse = best();
+  for (double share = std::max(0.0, coarse - 0.2); share <= std::min(1.0, coarse + 0.2) + 1e-9; share += 0.05) at(std::round(share * 20) / 20);
+  const double share = best();
+  const auto rms = [&](double v) { return fixed(100 * std::sqrt(tried.at(v).first), 1); };
+  std::cout << "\nwarmth realized inside whole steps (" << o.steps << "): " << fixed(share, 2) << " of the pairs' savings (the steps' RMS log error "
+            << rms(share) << "%; " << rms(1.0) << "% with all of them, " << rms(0.0) << "% with none)\n";
+  warmth.realized_share = share;
+  profile["device"]["step_warmth"]["realized_share"] = share;
+  return std::move(tried.at(share).second);
+}
+
 /// With --steps: prices the runs' networks with the profile just fitted, prints each step's error
 /// beside its kernels' spread, and keeps the spread they leave as device.step_sigma. The runs'
 /// re-timed reference kernels are compared with every kernel the fit timed (`timed`), not only
@@ -252,7 +292,7 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
   if (o.steps.empty()) return;
   HardwareProfile fitted = hardware_profile_from_json(profile, o.output.empty() ? "the fitted profile" : o.output);
   if (!timed.empty()) fitted.reference_kernels = timed;
-  const StepComposition s = step_composition(fitted, o.steps, o.step_networks);
+  const StepComposition s = fit_realized_warmth(fitted, o, profile);
   std::cout << "\nwhole steps against their kernels (" << o.steps << "; " << s.cases.size() << " runs";
   if (s.drift.count)
     std::cout << ", timed at " << fixed(s.drift.median, 2) << "x the calibration's kernel times (" << s.drift.count << " reference kernels; 10-90%: " << fixed(s.drift.low, 2)

@@ -26,7 +26,12 @@
 //
 //   saved = resident.call * call_s + resident.input * input_s_per_byte * input_bytes + ...
 //
-// at most most_saved of the cold time (the largest share the pairs saved). The fixed part may be
+// at most most_saved of the cold time (the largest share the pairs saved), all of it times
+// realized_share. A pair's second call finds everything of the first warm — its operands, its
+// output's pages, the library's code and state — and a step's kernel finds part of that even where
+// its operands are resident: on the dev VM (2026-12-02) DenseNet-121's 1x1 forwards at batch 4 ran
+// in their inference at 0.82 of their cold times, where full savings price them at 0.68. That
+// share is fitted on whole steps of networks not validated (`fit --steps`; 1 without them). The fixed part may be
 // the native path's own (native_call_s): a oneDNN primitive's cold start includes its own JIT code
 // and the reorders of blocked layouts, which PyTorch's im2col-free GEMMs on plain tensors do not
 // have — on the dev VM's generic pairs (2026-12-02, scaled to the calibration's speed) the native
@@ -59,6 +64,8 @@ struct StepWarmth {
   std::array<ConvWarmSavings, 3> conv{};
   /// The largest share of a cold time warmth may save.
   double most_saved = 0.9;
+  /// The share of the pairs' savings a step's kernels realize, in [0, 1].
+  double realized_share = 1;
 
   bool enabled() const { return cache_bytes > 0; }
 };

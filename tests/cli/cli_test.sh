@@ -324,13 +324,14 @@ assert len(anchors) == 80 and len(set(anchors)) == 80, len(anchors)
 assert 2 <= len(timed) < 80 and len(set(timed)) == len(timed), len(timed)
 assert all(t in anchors for t in timed), timed[:2]
 ' "$tmp/anchors.json" "$tmp/anchored.jsonl" && echo "ok   torch_bench_anchors" || { echo "FAIL torch_bench_anchors"; fail=1; }
-# Batch norm over real image shapes (--bn-shapes), for the scalar rate of runs shorter than a vector.
+# Batch norm (training, its backward, inference) over real image shapes (--bn-shapes), for the scalar rate of runs shorter than a vector.
 /usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64:2,4:64:8 --device cpu --threads 1 -o "$tmp/bn.jsonl" >/dev/null 2>&1
 /usr/bin/python3 -c '
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])][1:]
-assert len(rs) == 4 and all(r["status"] == "ok" for r in rs), rs
+assert len(rs) == 6 and all(r["status"] == "ok" for r in rs), rs
 assert {(r["params"]["batch"], r["params"]["channels"], r["params"]["bytes"]) for r in rs} == {(4, 64, 4096), (4, 64, 65536)}
+assert {r["op"] for r in rs} == {"memory_batch_norm", "memory_batch_norm_backward", "memory_batch_norm_inference"}, rs
 ' "$tmp/bn.jsonl" && echo "ok   torch_bench_bn_shapes" || { echo "FAIL torch_bench_bn_shapes"; fail=1; }
 check torch_bench_bn_shapes_bad 1 'each shape is three positive integers' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --bn-shapes 4:64 -o "$tmp/bn2.jsonl"
 # Fitted beside a GPU's measurements (same host and device), they are kept per op kind; beside a
@@ -372,6 +373,36 @@ assert all(r["status"] == "ok" and r["seconds"]["median"] > 0 for r in rs), rs
 check torch_bench_hot_pairs_warm 1 'give --cold too' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --kernels "$tmp/pair_kernels.json" --hot-pairs -o "$tmp/pairs2.jsonl"
 check predict_framework_cpu 0 'framework +[0-9.]+ ms of the computation is the framework.s own work per op' -- "$bin" predict -n resnet18 -b 4 --input 64 --gpus-per-node 1 --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json"
 check fit_hot_pairs_few 0 'not fitted: fewer than 12 hot pairs in every direction' -- "$bin" fit "$cpusample" "$tmp/pairs.jsonl" --hardware cpu -o "$tmp/cpu_pairs.json"
+# fit --steps with warmth: the share of the pairs' savings whole steps realize is fitted. Steps made
+# here at the prices of the same profile with 0.45 of the savings realized (0.3 for a second set):
+# the fit finds that share on its grid of twentieths, and the steps' spread beyond it is nil.
+latepairs="$src/data/measurements/cpu-vm-2core-2026-12-02-late/torch_cpu_hot_pairs.jsonl"
+"$bin" fit "$torchmeas" "$cpusample" "$latepairs" --hardware cpu -o "$tmp/warm.json" > /dev/null 2>&1
+mkdir -p "$tmp/steps_warm45" "$tmp/steps_warm30"
+/usr/bin/python3 - "$bin" "$tmp/warm.json" "$tmp" <<'PY'
+import json, subprocess, sys
+bin, hw, tmp = sys.argv[1:4]
+for share, folder in ((0.45, "steps_warm45"), (0.3, "steps_warm30")):
+    p = json.load(open(hw))
+    assert p["device"]["step_warmth"]["cache_bytes"] > 0, "the pairs fitted no warmth"
+    p["device"]["step_warmth"]["realized_share"] = share
+    json.dump(p, open(f"{tmp}/{folder}.json", "w"))
+    for net in ("resnet18", "mobilenet_v2", "vgg11"):
+        j = json.loads(subprocess.run([bin, "predict", "-n", net, "-b", "2", "--input", "32", "--gpus-per-node", "1", "--hardware", f"{tmp}/{folder}.json", "--json"],
+                                      capture_output=True, text=True, check=True).stdout)
+        for r in (0, 1):
+            json.dump({"network": net, "batch_per_process": 2, "procs": 1, "inference": False, "input": [32, 32],
+                       "median_s": j["iteration_s"], "min_s": j["iteration_s"]}, open(f"{tmp}/{folder}/{net}_b2_p1_train_run{r}.json", "w"))
+PY
+for share in 45 30; do
+  "$bin" fit "$torchmeas" "$cpusample" "$latepairs" --hardware cpu --steps "$tmp/steps_warm$share" -o "$tmp/warm$share.json" > "$tmp/warm$share.txt" 2>&1
+  /usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['device']
+assert abs(d['step_warmth']['realized_share'] - float(sys.argv[2])) < 1e-9, d['step_warmth']
+assert d['step_sigma'] < 1e-6, d['step_sigma']" "$tmp/warm$share.json" "0.$share" && grep -q "warmth realized inside whole steps .*: 0.$share of the pairs' savings" "$tmp/warm$share.txt" \
+    && echo "ok   fit_steps_realized_warmth_$share" || { echo "FAIL fit_steps_realized_warmth_$share"; grep -A2 'warmth realized' "$tmp/warm$share.txt"; fail=1; }
+done
 # The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
 gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"
 check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"

@@ -474,6 +474,15 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
   CHECK(load_hardware_profile(forward_with("warmth_tau", "call_tau_s", 1.5e-4)).device.step_warmth.conv[0].call_tau_s == 1.5e-4);
   CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_tau_bad", "call_tau_s", -1)),
                     Catch::Contains("step_warmth.conv.forward") && Catch::Contains("call_tau_s"));
+  CHECK(d.step_warmth.realized_share == 1);  // not given: all of the pairs' savings (profiles before it)
+  const auto share = [&](const std::string& name, double value) {
+    return write_variant(name, [&](nlohmann::json& j) {
+      warmth(j);
+      j["device"]["step_warmth"]["realized_share"] = value;
+    });
+  };
+  CHECK(load_hardware_profile(share("warmth_share", 0.35)).device.step_warmth.realized_share == 0.35);
+  CHECK_THROWS_WITH(load_hardware_profile(share("warmth_share_bad", 1.5)), Catch::Contains("step_warmth") && Catch::Contains("realized_share") && Catch::Contains("must be in [0, 1]"));
   CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
   CHECK(load_hardware_profile(forward_with("warmth_native", "native_call_s", 4e-5)).device.step_warmth.conv[0].native_call_s == 4e-5);
   CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_native_bad", "native_call_s", 2.0)),

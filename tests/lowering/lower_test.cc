@@ -128,7 +128,7 @@ TEST_CASE("Passes that run far from copy bandwidth name their family, plain pass
   CHECK(training.count("backward_data:drop") == 1);  // the backward only applies the mask: plain
   CHECK(training.count("update:sgd") == of_phase(lower(g, LoweringOptions::training_with(Optimizer::sgd)), Phase::update).size());
   const auto inference = families(LoweringOptions::inference());
-  CHECK(inference.count("forward:bn") == 1);  // running statistics: one plain affine pass
+  CHECK(inference.count("forward:batch_norm_inference") == 1);  // running statistics: one affine pass of its own family
   CHECK(inference.count("forward:max_pool") == 1);
 }
 

@@ -52,6 +52,20 @@ TEST_CASE("Warmth never saves more than the largest measured share of a cold tim
   CHECK(warm_savings_seconds(warmth(), k, 1e-4) == Approx(0.8e-4));
 }
 
+TEST_CASE("A step realizes its share of the pairs' savings, under the same bound", "[models][warmth]") {
+  StepWarmth w = warmth();
+  Kernel k = conv(Phase::forward);
+  k.resident = {1.0, 0.5, 0.0, 1.0};
+  const double all = warm_savings_seconds(w, k, 1.0);
+  w.realized_share = 0.4;
+  CHECK(warm_savings_seconds(w, k, 1.0) == Approx(0.4 * all));
+  w.realized_share = 0;
+  CHECK(warm_savings_seconds(w, k, 1.0) == 0.0);
+  w.realized_share = 1;
+  k.resident = {1, 1, 1, 1};
+  CHECK(warm_savings_seconds(w, k, 1e-4) == Approx(0.8e-4));  // all of it, still bounded
+}
+
 TEST_CASE("A weight gradient computed in its input gradient's call saves no call of its own", "[models][warmth]") {
   Kernel k = conv(Phase::backward_weight);
   k.resident = {1, 1, 1, 1};
