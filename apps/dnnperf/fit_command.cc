@@ -959,7 +959,7 @@ void add_fit_command(CLI::App& app) {
   c->add_flag("--per-image-gemms", o->per_image_gemms,
               "fit and price the convolutions the measuring framework runs as per-image GEMMs (PyTorch on one CPU thread: 1x1, batch under 16) as those GEMMs (class per_image_gemm)");
   c->add_option("--steps", o->steps,
-                "ground-truth runs of networks other than those to be validated (a `validate --save-measured` folder): the error of whole steps beyond their kernels' enters the prediction intervals (device.step_sigma)");
+                "ground-truth runs of networks other than those to be validated (a `validate --save-measured` folder): the error of whole steps beyond their kernels' enters the prediction intervals (device.step_sigma), and where hot pairs fitted a step's warmth, they fit the share of it steps realize (device.step_warmth.realized_share)");
   c->add_option("--step-networks", o->step_networks, "folder of the --steps runs' network files, where they are not at the recorded path");
   c->add_option("--dtype", o->dtype, "element type of the GEMMs and convolutions to fit (one per fit; default: f32 where measured, else the most measured)");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
