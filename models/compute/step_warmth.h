@@ -31,13 +31,14 @@
 // output's pages, the library's code and state — and a step's kernel finds part of that even where
 // its operands are resident: on the dev VM (2026-12-02) DenseNet-121's 1x1 forwards at batch 4 ran
 // in their inference at 0.82 of their cold times, where full savings price them at 0.68. That
-// share is fitted on whole steps of networks not validated (`fit --steps`; 1 without them). The fixed part may be
-// the native path's own (native_call_s): a oneDNN primitive's cold start includes its own JIT code
-// and the reorders of blocked layouts, which PyTorch's im2col-free GEMMs on plain tensors do not
-// have — on the dev VM's generic pairs (2026-12-02, scaled to the calibration's speed) the native
-// forwards have a fixed part of 49 us against the others' 84, and one fixed part for both left the
-// native ones' held-out hot times 7.9% off, 3.3% with their own. The fit keeps it per direction
-// only where it predicts held-out pairs better. A weight gradient
+// share is fitted on whole steps of networks not validated (`fit --steps`; 1 without them).
+//
+// The fixed part may be the native path's own (native_call_s): a oneDNN primitive's cold start
+// includes its own JIT code and the reorders of blocked layouts, which PyTorch's im2col-free GEMMs
+// on plain tensors do not have — on the dev VM's generic pairs (2026-12-02, scaled to the
+// calibration's speed) the native forwards have a fixed part of 49 us against the others' 84, and
+// one fixed part for both left the native ones' held-out hot times 7.9% off, 3.3% with their own.
+// The fit keeps it per direction only where it predicts held-out pairs better. A weight gradient
 // computed in its input gradient's call (Kernel::shares_call) paid no call to save. Fitted by
 // `dnnperf fit` from hot pairs (fitting/compute/warm_savings_fit.h); absent, convolutions keep
 // their cold price.

@@ -104,8 +104,9 @@ inline std::int64_t short_run_elements(std::int64_t runs, std::int64_t length) {
 std::string calibration_class(const Kernel& kernel);
 
 /// The pass families of Kernel::pass: max_pool, max_pool_backward, avg_pool, batch_norm,
-/// batch_norm_backward, batch_norm_inference, softmax (forward: exponentials), embedding, sgd, momentum, adam, dropout
-/// (forward: a random number per element, which a CPU draws at about 5 ns each).
+/// batch_norm_backward, batch_norm_inference, softmax (forward: exponentials), embedding, sgd,
+/// momentum, adam, dropout (forward: a random number per element, which a CPU draws at about 5 ns
+/// each).
 const std::vector<std::string_view>& op_pass_names();
 
 /// A GEMM view of a kernel: itself for GEMMs, the implicit GEMM for convolutions (per direction,
