@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Where a real training step's time goes: torch.profiler over a few steps of a zoo network,
-built and trained (or, with --inference, run forward under no_grad) as scripts/torch_train.py does, written as tables (framework ops by host time,
-kernels by device time), each op per input shape as it ran in the step (ops_by_shape.json:
+built and trained (or, with --inference, run forward under no_grad in eval mode) as
+scripts/torch_train.py does, written as tables (framework ops by host time, kernels by device time), each op per input shape as it ran in the step (ops_by_shape.json:
 calls per step, self and total host time per call) and a JSON summary (calls per step, host and
 device totals).
 
