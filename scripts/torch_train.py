@@ -16,6 +16,14 @@ step; on a GPU with a synchronisation after each), so that a prediction's error 
 these are reported apart (`phases`) and do not enter the iteration's figures, which they would
 perturb on an asynchronous device. On a GPU `host_median_s` is the host's time to queue a step:
 near the step's own time, the step is bound by the host, not the device.
+
+With --reference FILE (a JSON list of {"op", "params"}: a profile's reference kernels and passes,
+as `dnnperf validate` passes them) the first rank also times those, as scripts/torch_bench.py
+does (GEMMs and convolutions from evicted caches), right before the timed iterations and again
+after them, and reports their medians (`reference`): how fast the machine ran during this very
+run, against which a prediction calibrated at another hour can be judged. A shared machine's
+speed moves by 10-60% over hours and its runs' error with it; a reference timed minutes away
+misses it.
 """
 import argparse
 import datetime
@@ -82,6 +90,39 @@ def build(args):
     raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'])}, or FILE.onnx)")
 
 
+def read_reference(path):
+    """The kernels of a --reference file, checked: a JSON list of {"op", "params"} that
+    torch_bench.py can time; a bad file ends the program with a message naming file and entry."""
+    import torch_bench  # only here: the ground truth alone needs none of it
+    try:
+        with open(path) as f:
+            kernels = json.load(f)
+    except OSError as e:
+        raise SystemExit(f"torch_train: {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"torch_train: {path}: not JSON ({e})")
+    if not isinstance(kernels, list):
+        raise SystemExit(f"torch_train: {path}: a JSON list of {{\"op\", \"params\"}} expected")
+    known = ("gemm", "conv_forward", "conv_backward_data", "conv_backward_filter") + tuple(torch_bench.MEMORY_OPS)
+    for i, k in enumerate(kernels):
+        if not isinstance(k, dict) or k.get("op") not in known or not isinstance(k.get("params"), dict):
+            raise SystemExit(f"torch_train: {path}: entry {i}: not a kernel torch_bench.py times ({json.dumps(k)[:120]})")
+    return kernels
+
+
+def time_reference(kernels, device):
+    """Each kernel's median seconds now, timed as calibration times it (torch_bench.measure; GEMMs
+    and convolutions after evicting the caches, passes streaming anyway)."""
+    import torch_bench
+    flush = torch_bench.CacheFlush(str(device))
+    seconds = []
+    for k in kernels:
+        cold = None if k["op"].startswith("memory_") else flush
+        samples, _ = torch_bench.measure(torch_bench.make_call(k["op"], k["params"], str(device)), str(device), 0.0, cold)
+        seconds.append(statistics.median(samples))
+    return seconds
+
+
 def run(rank, args, result_path):
     cuda = args.device == "cuda"
     if args.procs > 1:
@@ -139,6 +180,10 @@ def run(rank, args, result_path):
     model.train(not args.inference)
     for _ in range(args.warmup):
         step()
+    # The first rank alone times the references (the others wait in the first barrier below): a
+    # rank's speed, as calibration measured it, not that of ranks crowding each other.
+    reference = args.reference_kernels if rank == 0 else None
+    before = time_reference(reference, device) if reference else None
     times, hosts = [], []
     for _ in range(args.iterations):
         if args.procs > 1:
@@ -162,6 +207,7 @@ def run(rank, args, result_path):
         marks.append(time.perf_counter())
         for name, seconds in zip(phases, slowest([b - a for a, b in zip(marks, marks[1:])])):
             phases[name].append(seconds)
+    after = time_reference(reference, device) if reference else None
     if rank == 0:
         out = {"network": getattr(args, "network_name", args.network), "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
                "input": args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:]), "iterations": args.iterations,
@@ -173,6 +219,9 @@ def run(rank, args, result_path):
                "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "cpu": machine.cpu(), "device": args.device,
                "gpu": torch.cuda.get_device_name(device) if cuda else None,
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if reference:
+            out["reference"] = [{"op": k["op"], "params": k["params"], "dtype": "f32", "before_s": b, "after_s": a}
+                                for k, b, a in zip(reference, before, after)]
         with open(result_path, "w") as f:
             json.dump(out, f, indent=2)
     if args.procs > 1:
@@ -200,8 +249,10 @@ def main():
     p.add_argument("--inference", action="store_true")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cuda: one GPU per process, DDP over NCCL")
     p.add_argument("--port", type=int, default=0, help="rendezvous port for DDP (default: a free one)")
+    p.add_argument("--reference", help="JSON list of kernels to time before and after the iterations (the machine's speed during the run)")
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args()
+    args.reference_kernels = read_reference(args.reference) if args.reference else None
     args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
     if args.batch <= 0 or args.procs <= 0 or args.iterations <= 0:
         raise SystemExit("torch_train: --batch, --procs and --iterations must be positive")

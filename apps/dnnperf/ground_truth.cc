@@ -12,6 +12,7 @@
 #include "predictor/common/error.h"
 #include "predictor/common/kernel_record.h"
 #include "predictor/hardware/cpu_identity.h"
+#include "predictor/hardware/fitted_sections.h"
 #include "predictor/import/network_loader.h"
 #include "predictor/prediction/predict.h"
 
@@ -67,10 +68,14 @@ StepTimes read_step_times(const nlohmann::json& j, const std::string& path) {
   }
   if (const auto it = j.find("cpu"); it != j.end() && it->is_object() && !it->empty()) m.cpu = read_cpu_identity(*it, path + ": cpu");
   if (const auto it = j.find("allocator"); it != j.end() && it->is_string()) m.allocator = it->get<std::string>();
+  if (const auto it = j.find("reference"); it != j.end() && it->is_array())
+    for (const auto& r : *it)
+      for (const char* when : {"before_s", "after_s"})
+        m.reference.push_back({r.at("op").get<std::string>(), r.at("params"), r.value("dtype", "f32"), r.at(when).get<double>()});
   return m;
 }
 
-Drift drift_from_records(const HardwareProfile& hw, const std::string& records) {
+Drift drift_of(const HardwareProfile& hw, const std::vector<Retimed>& retimed, const std::string& source) {
   Drift d;
   if (hw.reference_kernels.empty()) {
     d.note = "profile '" + hw.name + "' keeps no reference kernels (dnnperf fit writes them)";
@@ -82,30 +87,25 @@ Drift drift_from_records(const HardwareProfile& hw, const std::string& records) 
   for (const ReferencePass& p : hw.reference_passes) passes_then[{p.op, p.bytes}] = p.seconds;
   std::vector<double> ratios;
   std::vector<std::pair<double, std::string>> pass_ratios;
-  std::ifstream in(records);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (const Retimed& r : retimed) {
+    if (!(r.seconds > 0)) continue;
     try {
-      const nlohmann::json r = nlohmann::json::parse(line);
-      if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
-      const std::string op = r.at("op");
-      const double seconds = r.at("seconds").at("median").get<double>();
-      if (op.starts_with("memory_")) {
-        const std::int64_t bytes = r.at("params").at("bytes").get<std::int64_t>();
-        if (const auto it = passes_then.find({op, bytes}); it != passes_then.end())
-          pass_ratios.emplace_back(seconds / it->second, op + " over " + std::to_string(bytes >> 20) + " MiB");
+      if (r.op.starts_with("memory_")) {
+        const std::int64_t bytes = r.params.at("bytes").get<std::int64_t>();
+        if (const auto it = passes_then.find({r.op, bytes}); it != passes_then.end())
+          pass_ratios.emplace_back(r.seconds / it->second, r.op + " over " + std::to_string(bytes >> 20) + " MiB");
         continue;
       }
-      const auto dtype = parse_dtype(r.at("dtype").get<std::string>());
-      const std::optional<Kernel> k = dtype ? matrix_kernel_of(op, r.at("params"), *dtype) : std::nullopt;
+      const auto dtype = parse_dtype(r.dtype);
+      const std::optional<Kernel> k = dtype ? matrix_kernel_of(r.op, r.params, *dtype) : std::nullopt;
       if (!k) continue;
-      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(seconds / it->second);
+      if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(r.seconds / it->second);
     } catch (const nlohmann::json::exception&) {
-      continue;  // a line that is no measurement record says nothing of the drift
+      continue;  // a kernel whose parameters do not parse says nothing of the drift
     }
   }
   if (ratios.empty()) {
-    d.note = records + ": no reference kernel of the profile timed";
+    d.note = source + ": no reference kernel of the profile timed";
     return d;
   }
   std::sort(ratios.begin(), ratios.end());
@@ -123,6 +123,44 @@ Drift drift_from_records(const HardwareProfile& hw, const std::string& records) 
     std::tie(d.slowest_pass_ratio, d.slowest_pass) = pass_ratios.back();
   }
   return d;
+}
+
+Drift drift_from_records(const HardwareProfile& hw, const std::string& records) {
+  std::vector<Retimed> retimed;
+  std::ifstream in(records);
+  std::string line;
+  while (std::getline(in, line)) {
+    try {
+      const nlohmann::json r = nlohmann::json::parse(line);
+      if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
+      retimed.push_back({r.at("op").get<std::string>(), r.at("params"), r.value("dtype", "f32"), r.at("seconds").at("median").get<double>()});
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a line that is no measurement record says nothing of the drift
+    }
+  }
+  return drift_of(hw, retimed, records);
+}
+
+nlohmann::json run_reference_kernels(const HardwareProfile& hw) {
+  nlohmann::json list = nlohmann::json::array();
+  std::map<std::string, std::vector<std::pair<double, const Kernel*>>> by_class;
+  for (const auto& [k, seconds] : hw.reference_kernels) by_class[calibration_class(k)].emplace_back(seconds, &k);
+  for (auto& [cls, kernels] : by_class) {
+    std::sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const std::size_t trim = kernels.size() > 2 ? 1 : 0;
+    for (std::size_t i = trim; i + trim < kernels.size(); ++i) {
+      std::vector<std::pair<Kernel, double>> one{{*kernels[i].second, kernels[i].first}};
+      for (const auto& entry : measured_kernels_section(one)) list.push_back({{"op", entry.at("op")}, {"params", entry.at("params")}});
+    }
+  }
+  std::int64_t smallest = 0;
+  for (const ReferencePass& p : hw.reference_passes) smallest = smallest == 0 ? p.bytes : std::min(smallest, p.bytes);
+  double copy_s = 0;
+  for (const ReferencePass& p : hw.reference_passes)
+    if (p.bytes == smallest && p.op == "memory_copy") copy_s = p.seconds;
+  for (const ReferencePass& p : hw.reference_passes)
+    if (p.bytes == smallest && (copy_s == 0 || p.seconds <= 4 * copy_s)) list.push_back({{"op", p.op}, {"params", {{"bytes", p.bytes}}}});
+  return list;
 }
 
 StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir) {

@@ -34,6 +34,15 @@ LoadOptions case_load_options(const std::string& network, std::int64_t batch, bo
 /// with the loss, backward with the gradient all-reduces it waits for, optimizer step).
 inline constexpr const char* kPhases[] = {"forward", "backward", "update"};
 
+/// A reference kernel or pass of a profile timed again: its record "op", "params" and "dtype" and
+/// its median seconds now.
+struct Retimed {
+  std::string op;
+  nlohmann::json params;
+  std::string dtype = "f32";
+  double seconds = 0;
+};
+
 /// One torch_train.py run's times.
 struct StepTimes {
   bool ok = false;
@@ -44,6 +53,9 @@ struct StepTimes {
   nlohmann::json cpu;
   /// The allocator policy it ran with (scripts/dnnperf_py/allocator.py), empty where not recorded.
   std::string allocator;
+  /// The reference kernels it timed right before and after its iterations (torch_train.py
+  /// --reference), both times pooled; empty where it timed none.
+  std::vector<Retimed> reference;
   std::string error;
 };
 
@@ -64,9 +76,19 @@ struct Drift {
   double slowest_pass_ratio = 0;
 };
 
-/// The drift that re-timed reference kernels and passes (measurement records, JSON Lines) show
-/// against `hw`.
+/// The drift that re-timed reference kernels and passes show against `hw`; `source` names where
+/// they come from in the note of a drift that has none.
+Drift drift_of(const HardwareProfile& hw, const std::vector<Retimed>& retimed, const std::string& source);
+
+/// The same from measurement records (JSON Lines, as scripts/torch_bench.py writes them).
 Drift drift_from_records(const HardwareProfile& hw, const std::string& records);
+
+/// The profile's references a ground-truth run times beside its iterations (torch_train.py
+/// --reference), as {"op", "params"}: per kernel class the reference kernels but the shortest
+/// and the longest (long enough to time well, short enough to time fast), and the reference
+/// passes at the smallest size but those slower than four copies of it. About a second on the
+/// dev VM; empty for a profile without reference kernels.
+nlohmann::json run_reference_kernels(const HardwareProfile& hw);
 
 /// The error of whole steps beside their kernels', from real runs of networks (not those a
 /// profile is validated on): each case's log error r = ln(measured / predicted) against the

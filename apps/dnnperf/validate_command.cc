@@ -53,6 +53,10 @@ struct ValidateOptions {
   /// With save_measured: a case whose two runs DIR already keeps (an interrupted validation's) is
   /// read from there instead of being run again.
   bool resume = false;
+  /// Each run also times the profile's references beside its iterations (run_reference_kernels).
+  bool run_reference = true;
+  /// Where that list is written for torch_train.py (set by run_validate; empty: none).
+  std::string reference_list;
 };
 
 /// What the profile was measured on against what the ground truth ran on, as JSON for the
@@ -214,7 +218,7 @@ StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std
                               " --procs " + std::to_string(procs) + " --input " + std::to_string(o.input[0]) + "," +
                               std::to_string(o.input.size() > 1 ? o.input[1] : o.input[0]) + " --seq " + std::to_string(o.sequence) +
                               " --iterations " + std::to_string(o.iterations) + (o.inference ? " --inference" : "") +
-                              " -o '" + out + "' 2>&1";
+                              (o.reference_list.empty() ? std::string() : " --reference '" + o.reference_list + "'") + " -o '" + out + "' 2>&1";
   StepTimes m;
   std::string output;
   const int status = run_command(command, output);
@@ -243,10 +247,48 @@ StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std
   return read_step_times(j, out);
 }
 
-void run_validate(const ValidateOptions& o) {
+/// How fast the machine ran during a case's two runs against the calibration (the references
+/// each run timed before and after its iterations), as one factor on the case's prediction: the
+/// kernels' ratio on the step's GEMMs and convolutions, the passes' on the rest (the kernels'
+/// where no pass was timed). Null where either run timed none.
+nlohmann::json run_drift(const HardwareProfile& hw, const Graph& graph, const RunConfig& config, const StepTimes& a, const StepTimes& b) {
+  if (a.reference.empty() || b.reference.empty()) return nullptr;
+  const Drift da = drift_of(hw, a.reference, "run 0"), db = drift_of(hw, b.reference, "run 1");
+  if (!da.count || !db.count) return nullptr;
+  const double kernels = 0.5 * (da.median + db.median);
+  const bool passes_timed = da.pass_count && db.pass_count;
+  const double passes = passes_timed ? 0.5 * (da.pass_median + db.pass_median) : kernels;
+  const PricedStep step = price_step(graph, hw, config);
+  double arithmetic = 0, total = 0;
+  for (std::size_t i = 0; i < step.kernels.size(); ++i) {
+    total += step.seconds[i];
+    if (step.kernels[i].cls == KernelClass::gemm || step.kernels[i].cls == KernelClass::conv) arithmetic += step.seconds[i];
+  }
+  const double share = total > 0 ? arithmetic / total : 1.0;
+  return {{"kernels", kernels},
+          {"passes", passes_timed ? nlohmann::json(passes) : nlohmann::json()},
+          {"runs", {da.median, db.median}},
+          {"arithmetic_share", share},
+          {"factor", share * kernels + (1 - share) * passes}};
+}
+
+void run_validate(ValidateOptions o) {
   if (o.networks.empty() || o.batches.empty()) throw InputError("--networks and --batch are required");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   nlohmann::json cases = nlohmann::json::array();
+  // The references every run times beside its iterations, written once for all runs.
+  struct RemoveOnExit {
+    std::string path;
+    ~RemoveOnExit() {
+      if (!path.empty()) std::filesystem::remove(path);
+    }
+  } reference_file;
+  if (o.run_reference && o.measured.empty())
+    if (const nlohmann::json list = run_reference_kernels(hw); !list.empty()) {
+      o.reference_list = (std::filesystem::temp_directory_path() / ("dnnperf_run_reference_" + std::to_string(getpid()) + ".json")).string();
+      std::ofstream(o.reference_list) << list.dump() << "\n";
+      reference_file.path = o.reference_list;
+    }
   // Data-parallel ground truth is DDP over gloo (CPU) or NCCL (GPU): price its all-reduces with
   // that library's measured model when the profile has one.
   const std::string library = hw.device.kind == "gpu" ? "nccl" : "gloo";
@@ -267,6 +309,7 @@ void run_validate(const ValidateOptions& o) {
   int inside_count = 0;
   bool every_case_kept = true;  // every case read back by --resume: the kept reference kernels are theirs
   std::vector<double> interval_low, interval_high;  // per case, % below and above the prediction
+  std::vector<double> run_adjusted, run_factors;    // per case timed beside its references (run_drift)
   // Wide enough for the longest name: ONNX files are named by their path.
   std::size_t name_width = 22;
   for (const std::string& network : o.networks) name_width = std::max(name_width, network.size() + 2);
@@ -274,7 +317,7 @@ void run_validate(const ValidateOptions& o) {
   if (!o.json)
     std::cout << std::left << std::setw(nw) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs"
               << std::setw(14) << "predicted ms" << std::setw(20) << "95% interval ms" << std::setw(13) << "measured ms" << std::setw(10) << "min ms" << std::setw(9)
-              << "error %" << std::setw(9) << "noise %" << "\n";
+              << "error %" << std::setw(9) << "noise %" << std::setw(8) << "speed" << "\n";
   for (const std::string& network : o.networks)
     for (std::int64_t batch : o.batches)
       for (int procs : o.procs) {
@@ -319,6 +362,16 @@ void run_validate(const ValidateOptions& o) {
           c.update({{"measured_s", measured}, {"measured_runs_s", {a.median, b.median}}, {"min_s", std::min(a.min, b.min)},
                     {"error_percent", error}, {"noise_percent", floor}, {"status", "ok"}});
           errors.push_back(std::abs(error));
+          std::string speed = "-";
+          if (const nlohmann::json rd = run_drift(hw, g, config, a, b); !rd.is_null()) {
+            const double factor = rd["factor"].get<double>();
+            const double adjusted_error = 100 * (factor * p.iteration_s - measured) / measured;
+            c["run_drift"] = rd;
+            c["run_drift_adjusted_error_percent"] = adjusted_error;
+            run_adjusted.push_back(std::abs(adjusted_error));
+            run_factors.push_back(factor);
+            speed = fixed(factor, 2) + "x";
+          }
           const bool inside = measured >= p.iteration_low_s && measured <= p.iteration_high_s;
           c["inside_interval"] = inside;
           inside_count += inside;
@@ -350,7 +403,7 @@ void run_validate(const ValidateOptions& o) {
                       << fixed(1e3 * p.iteration_s, 2) << std::setw(20)
                       << (fixed(1e3 * p.iteration_low_s, 1) + "-" + fixed(1e3 * p.iteration_high_s, 1)) << std::setw(13) << fixed(1e3 * measured, 2) << std::setw(10)
                       << fixed(1e3 * std::min(a.min, b.min), 2) << std::setw(9) << fixed(error, 1) << std::setw(9) << fixed(floor, 1)
-                      << (kept ? "  (kept)" : "") << "\n";
+                      << std::setw(8) << speed << (kept ? "  (kept)" : "") << "\n";
         } catch (const std::exception& e) {
           c.update({{"status", "failed"}, {"reason", e.what()}});
           if (!o.json) std::cout << std::left << std::setw(nw) << network << std::right << std::setw(7) << batch << std::setw(7) << procs << "  FAILED: " << e.what() << "\n";
@@ -399,6 +452,11 @@ void run_validate(const ValidateOptions& o) {
         adjusted.push_back(std::abs(error));
       }
   if (!adjusted.empty()) result["drift_adjusted_error_percent"] = summary(adjusted);
+  if (!run_adjusted.empty()) {
+    result["run_drift_adjusted_error_percent"] = summary(run_adjusted);
+    result["run_drift_factor"] = summary(run_factors);
+    result["run_drift_factor"]["min"] = *std::min_element(run_factors.begin(), run_factors.end());
+  }
   result["cases"] = cases;
   int failed = 0;
   for (const auto& c : cases) failed += c.value("status", "") == "failed";
@@ -459,6 +517,13 @@ void run_validate(const ValidateOptions& o) {
   } else {
     std::cout << "machine against its calibration: unknown (" << drift.note << ")\n";
   }
+  if (!run_adjusted.empty()) {
+    const auto& r = result["run_drift_adjusted_error_percent"];
+    std::cout << "each case at its own runs' speed (column speed: the reference kernels and passes each run timed before and after its iterations, "
+              << fixed(result["run_drift_factor"]["min"], 2) << "-" << fixed(result["run_drift_factor"]["max"], 2) << "x over " << run_adjusted.size()
+              << " cases, weighted by the step's share of GEMMs and convolutions): MAPE " << fixed(r["mean"], 1) << "%, median " << fixed(r["median"], 1) << "%, max "
+              << fixed(r["max"], 1) << "%\n";
+  }
   finish();
 }
 
@@ -482,6 +547,8 @@ void add_validate_command(CLI::App& app) {
       ->excludes("--measured");
   c->add_flag("--resume", o->resume, "read back the cases whose two runs --save-measured DIR already keeps (an interrupted validation) instead of running them again")
       ->needs("--save-measured");
+  c->add_flag("!--no-run-reference", o->run_reference,
+              "do not time the profile's reference kernels and passes beside each run (about 2 s a run on the dev VM; the column speed and the error at each run's own speed need them)");
   c->callback([o] { run_validate(*o); });
 }
 

@@ -521,6 +521,62 @@ assert m["passes"] == 2 and abs(m["p10_ratio"] - 2) < 1e-9 and abs(m["median_rat
 assert m["slowest"] == {"pass": "memory_elementwise over 16 MiB", "ratio": m["slowest"]["ratio"]} and abs(m["slowest"]["ratio"] - 3) < 1e-9, m' "$tmp/memdrift.json" \
   && echo "ok   validate_memory_drift_kept" || { echo "FAIL validate_memory_drift_kept"; fail=1; }
 check validate_memory_not_kept 0 'its 2 memory passes: not timed with this ground truth' -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt3"
+# Each run also timed the profile's references beside its iterations: per kernel class all but
+# the shortest and the longest, the passes at the smallest size no slower than four copies.
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+want = []
+classes = {}
+for k in p["reference_kernels"]:
+    classes.setdefault(k["op"], []).append(k)
+for op, ks in classes.items():
+    ks.sort(key=lambda k: k["seconds"])
+    trim = 1 if len(ks) > 2 else 0
+    want += [(k["op"], k["params"]) for k in ks[trim:len(ks) - trim]]
+small = min(x["bytes"] for x in p["reference_passes"])
+copy = [x["seconds"] for x in p["reference_passes"] if x["bytes"] == small and x["op"] == "memory_copy"]
+want += [(x["op"], {"bytes": x["bytes"]}) for x in p["reference_passes"] if x["bytes"] == small and (not copy or x["seconds"] <= 4 * copy[0])]
+for run in (0, 1):
+    got = json.load(open(f"{sys.argv[2]}/resnet18_b2_p1_train_run{run}.json"))["reference"]
+    assert sorted(json.dumps(g, sort_keys=True) for g in [(x["op"], x["params"]) for x in got]) == sorted(json.dumps(w, sort_keys=True) for w in want), (got, want)
+    assert all(x["before_s"] > 0 and x["after_s"] > 0 for x in got)' "$tmp/mem2.json" "$tmp/gt4" \
+  && echo "ok   validate_run_reference_kept" || { echo "FAIL validate_run_reference_kept"; fail=1; }
+check validate_run_speed 0 "resnet18 +2 +1 .* [0-9.]+x.*each case at its own runs' speed \(column speed: .*\): MAPE [0-9.]+%" -- \
+  bash -c "'$bin' validate --hardware '$tmp/mem2.json' --networks resnet18 --batch 2 --input 32 --measured '$tmp/gt4' | tr '\n' ' '"
+# The same runs with their references at known speeds: kernels at 2x their calibrated time in
+# run 0 and 4x in run 1, passes at 3x: the case's factor weighs 3x and 3x by the step's share of
+# GEMMs and convolutions, and its error is the prediction's at that factor.
+mkdir -p "$tmp/gt6"
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+then = {json.dumps([k["op"], k["params"]], sort_keys=True): k["seconds"] for k in p["reference_kernels"]}
+passes = {(x["op"], x["bytes"]): x["seconds"] for x in p["reference_passes"]}
+for run, kernel_speed in ((0, 2), (1, 4)):
+    j = json.load(open(f"{sys.argv[2]}/resnet18_b2_p1_train_run{run}.json"))
+    for x in j["reference"]:
+        base = passes[(x["op"], x["params"]["bytes"])] * 3 if x["op"].startswith("memory_") else then[json.dumps([x["op"], x["params"]], sort_keys=True)] * kernel_speed
+        x["before_s"] = x["after_s"] = base
+    json.dump(j, open(f"{sys.argv[3]}/resnet18_b2_p1_train_run{run}.json", "w"))' "$tmp/mem2.json" "$tmp/gt4" "$tmp/gt6"
+"$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt6" --json > "$tmp/runspeed.json"
+/usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1])); c = j["cases"][0]; d = c["run_drift"]
+close = lambda a, b: abs(a - b) < 1e-9 * max(1, abs(b))
+assert close(d["runs"][0], 2) and close(d["runs"][1], 4) and close(d["kernels"], 3) and close(d["passes"], 3), d
+assert 0 < d["arithmetic_share"] <= 1 and close(d["factor"], 3), d
+expected = 100 * (3 * c["predicted_s"] - c["measured_s"]) / c["measured_s"]
+assert close(c["run_drift_adjusted_error_percent"], expected), (c, expected)
+assert close(j["run_drift_adjusted_error_percent"]["mean"], abs(expected)) and close(j["run_drift_factor"]["min"], 3), j["run_drift_factor"]' "$tmp/runspeed.json" \
+  && echo "ok   validate_run_speed_factor" || { echo "FAIL validate_run_speed_factor"; fail=1; }
+# Runs timed without references (older ground truth, --no-run-reference): no speed, said so by a dash.
+check validate_run_speed_unknown 0 'resnet18 +2 +1 .* +- *$' -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt"
+"$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --no-run-reference --save-measured "$tmp/gt7" > /dev/null
+/usr/bin/python3 -c '
+import json, sys
+assert "reference" not in json.load(open(sys.argv[1] + "/resnet18_b2_p1_train_run0.json"))' "$tmp/gt7" \
+  && echo "ok   validate_no_run_reference" || { echo "FAIL validate_no_run_reference"; fail=1; }
 # Which CPU: fit keeps the CPU its files' context lines name (the one most records ran on, with a
 # warning where they name several); validate compares it with the CPU the ground truth ran on.
 /usr/bin/python3 -c '
