@@ -51,19 +51,20 @@ constexpr double kFitReserve = 45;
 // Training steps of two networks that are not validated, alone and with the ranks sharing the node
 // meeting every step (scripts/torch_sync_steps.py; ~30 s on the 2-core VM).
 constexpr double kCoRunReserve = 40;
-// Real training steps of networks that are not validated (scripts/export_onnx.py COMPOSITION), two
-// runs each: what a whole step costs beyond its kernels, for the prediction intervals (~70 s for
-// the seven on the 2-core VM at batch 4, 64x64).
-constexpr double kStepReserve = 90;
+// Real training steps and inferences of networks that are not validated (scripts/export_onnx.py
+// COMPOSITION), two runs each: what a whole step costs beyond its kernels, for the prediction
+// intervals, and the warmth each kind realizes (~70 s and ~22 s for the seven on the 2-core VM at
+// batch 4, 64x64).
+constexpr double kStepReserve = 115;
 // On a CPU, convolutions of a CNN's layers timed cold and then back to back (torch_bench.py
 // --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
 constexpr double kWarmthReserve = 45;
 // On a CPU, each of the two corners of the GEMM space the free sample rarely reaches (wide:24 and
 // skinny:24, below) with its anchors: 40-45 s on the VM at 2.5x its 2026-11-30 kernel times.
 constexpr double kCornerReserve = 45;
-// On a CPU, the convolutions of CNNs' last stages at small inputs (late:60, below), timed without
-// anchors: 16-18 s on the family-25 VM (2026-12-02).
-constexpr double kLateReserve = 25;
+// On a CPU, the convolutions of CNNs' last stages at small inputs (late:180, below), timed without
+// anchors: ~50 s on the family-25 VM (2026-12-03; the first sixty 16-18 s).
+constexpr double kLateReserve = 55;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -74,7 +75,7 @@ int run_step(const std::string& what, const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-/// Times real training steps of the composition networks into WORK/steps (two runs each, as
+/// Times real training steps and inferences of the composition networks into WORK/steps (two runs each, as
 /// `validate --save-measured` keeps them; runs already there are kept) and returns that folder,
 /// or "" where none could be timed.
 std::string measure_steps(const Options& o, const std::string& work, const std::function<double()>& time_left) {
@@ -92,21 +93,26 @@ std::string measure_steps(const Options& o, const std::string& work, const std::
   for (const auto& entry : std::filesystem::directory_iterator(networks))
     if (entry.path().extension() == ".onnx") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
-  for (const std::string& file : files) {
-    if (time_left() < kFitReserve) {  // the fit keeps its time; the networks timed so far still count
-      std::cout << "calibrate: no time left for the other composition networks (rerun to resume)\n";
-      break;
+  // Training steps first, then the same networks' inferences: warmth realized in each is fitted
+  // apart (StepWarmth::realized_share_inference).
+  for (const bool inference : {false, true})
+    for (const std::string& file : files) {
+      if (time_left() < kFitReserve) {  // the fit keeps its time; the networks timed so far still count
+        std::cout << "calibrate: no time left for the other composition networks (rerun to resume)\n";
+        break;
+      }
+      const std::string stem = steps + "/" + case_stem(file, batch, 1, inference);
+      bool ok = true;  // a failed first run leaves the second out
+      for (int r = 0; r < 2 && ok; ++r) {
+        const std::string out = stem + "_run" + std::to_string(r) + ".json";
+        if (std::filesystem::exists(out)) continue;
+        ok = run_step(std::string(inference ? "an inference" : "a training step") + " of " + std::filesystem::path(file).stem().string() + " at batch " +
+                          std::to_string(batch) + ", run " + std::to_string(r + 1) + " of 2",
+                      "timeout --kill-after=10 300 " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py") + " --network " + quote(file) +
+                          " --batch " + std::to_string(batch) + " --iterations 3 --device " + o.device + " --threads " + std::to_string(o.threads) +
+                          (inference ? " --inference" : "") + " -o " + quote(out)) == 0;
+      }
     }
-    const std::string stem = steps + "/" + case_stem(file, batch, 1, false);
-    bool ok = true;  // a failed first run leaves the second out
-    for (int r = 0; r < 2 && ok; ++r) {
-      const std::string out = stem + "_run" + std::to_string(r) + ".json";
-      if (std::filesystem::exists(out)) continue;
-      ok = run_step("a training step of " + std::filesystem::path(file).stem().string() + " at batch " + std::to_string(batch) + ", run " + std::to_string(r + 1) + " of 2",
-                    "timeout --kill-after=10 300 " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py") + " --network " + quote(file) +
-                        " --batch " + std::to_string(batch) + " --iterations 3 --device " + o.device + " --threads " + std::to_string(o.threads) + " -o " + quote(out)) == 0;
-    }
-  }
   // Runs timed now or by an earlier, interrupted calibration.
   for (const auto& entry : std::filesystem::directory_iterator(steps))
     if (entry.path().filename().string().ends_with("_run0.json")) return steps;
@@ -192,13 +198,16 @@ void run(const Options& o) {
   // ran 3.6-4.8x slower than on family 26 against 1.7x for the forward, and a profile without them
   // priced AlexNet's batch-4 training 28.5% fast, with them 18.7%; ~25 s;
   // data/measurements/cpu-vm-2core-2026-12-02-family25/). And the convolutions of CNNs' last
-  // stages at small inputs (late:60): 1x1 layers over 2x2-8x8 images at batches under 16 run as
+  // stages at small inputs (late:180): 1x1 layers over 2x2-8x8 images at batches under 16 run as
   // per-image GEMMs of a few columns, which neither sample reaches in the input gradient's
   // direction; without them the fit's parameters for those paths are free to wander, and refits
   // on nine tenths of a calibration's kernels (scripts/fit_stability.py) spread MobileNetV2's,
   // ResNet-50's and DenseNet-121's batch-4 steps 1.2-14x wider (log sigma) than with them
-  // (data/measurements/cpu-vm-2core-2026-12-02-late/). Its kernels are a few milliseconds each:
-  // timed without anchors, on the session's speed as it was.
+  // (data/measurements/cpu-vm-2core-2026-12-02-late/). Sixty left MobileNetV2's batch-4 1x1 input
+  // and weight gradients priced at 1.5x and 1.7x their time (a handful of the sixty at batch 4
+  // with hundreds of channels); 120 more brought them to 0.99x and 1.23x, and the composition
+  // steps' RMS log error from 17.1 to 11.8% (data/measurements/cpu-vm-2core-2026-12-03-late180/).
+  // Its kernels are a few milliseconds each: timed without anchors, on the session's speed as it was.
   struct Corner {
     std::string set;
     const char* what;
@@ -209,7 +218,7 @@ void run(const Options& o) {
   };
   const std::vector<Corner> corners{{"wide:24:1", "GEMMs with large outputs", work + "/torch_" + o.device + "_wide.jsonl", false, true, kCornerReserve},
                                     {"skinny:24:1", "GEMMs of few rows against a large matrix", work + "/torch_" + o.device + "_skinny.jsonl", true, true, kCornerReserve},
-                                    {"late:60:1:" + std::to_string(max_gflop), "convolutions of CNNs' last stages at small inputs",
+                                    {"late:180:1:" + std::to_string(max_gflop), "convolutions of CNNs' last stages at small inputs",
                                      work + "/torch_" + o.device + "_late.jsonl", true, false, kLateReserve}};
   double corner_reserve = 0;
   for (const Corner& c : corners) corner_reserve += c.reserve;

@@ -245,42 +245,53 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
 
 /// The share of the hot pairs' savings that whole steps realize (StepWarmth::realized_share): the
 /// one in [0, 1] whose predictions of the --steps runs have the least mean squared log error, on a
-/// grid of twentieths refined around the best quarter. Sets it in `fitted` and `profile` and returns
-/// the steps' composition at it. Ties keep the larger share: without evidence, the pairs' own.
+/// grid of twentieths refined around the best quarter; apart for the inference runs among them
+/// (realized_share_inference), where there are enough. Sets both in `fitted` and `profile` and
+/// returns the steps' composition at them. Ties keep the larger share: without evidence, the
+/// pairs' own.
 StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o, nlohmann::json& profile) {
   StepWarmth& warmth = fitted.device.step_warmth;
   if (!warmth.enabled()) return step_composition(fitted, o.steps, o.step_networks);
-  std::map<double, std::pair<double, StepComposition>, std::greater<>> tried;  // share -> (mean squared log error, composition)
-  const auto at = [&](double share) -> double {
-    if (const auto it = tried.find(share); it != tried.end()) return it->second.first;
-    warmth.realized_share = share;
-    StepComposition s = step_composition(fitted, o.steps, o.step_networks);
-    double squares = 0;
-    for (const auto& c : s.cases) squares += c.log_error * c.log_error;
-    const double mse = s.cases.empty() ? 0.0 : squares / static_cast<double>(s.cases.size());
-    tried.emplace(share, std::pair{mse, std::move(s)});
-    return mse;
+  // Each run is priced at its own kind's share only, so one composition per share serves both.
+  struct Tried {
+    std::array<double, 2> mse{};       // training, inference
+    std::array<std::size_t, 2> count{};
   };
-  const auto best = [&] {
-    double share = 1, least = at(1.0);
-    for (const auto& [v, r] : tried)
-      if (r.first < least - 1e-12) share = v, least = r.first;
+  std::map<double, Tried, std::greater<>> tried;
+  const auto at = [&](double share) -> const Tried& {
+    if (const auto it = tried.find(share); it != tried.end()) return it->second;
+    warmth.realized_share = warmth.realized_share_inference = share;
+    const StepComposition s = step_composition(fitted, o.steps, o.step_networks);
+    Tried t;
+    for (const auto& c : s.cases) t.mse[c.inference] += c.log_error * c.log_error, ++t.count[c.inference];
+    for (int kind = 0; kind < 2; ++kind)
+      if (t.count[kind]) t.mse[kind] /= static_cast<double>(t.count[kind]);
+    return tried.emplace(share, t).first->second;
+  };
+  const auto best = [&](int kind) {
+    double share = 1, least = at(1.0).mse[kind];
+    for (const auto& [v, t] : tried)
+      if (t.mse[kind] < least - 1e-12) share = v, least = t.mse[kind];
     return share;
   };
   for (const double share : {1.0, 0.75, 0.5, 0.25, 0.0}) at(share);
-  if (tried.at(1.0).second.cases.size() < kMinSteps) {
-    warmth.realized_share = 1;
-    return std::move(tried.at(1.0).second);
+  const std::array<std::size_t, 2> counts = at(1.0).count;
+  std::array<double, 2> shares{1.0, -1.0};
+  for (int kind = 0; kind < 2; ++kind) {
+    if (counts[kind] < kMinSteps) continue;
+    const double coarse = best(kind);
+    for (double share = std::max(0.0, coarse - 0.2); share <= std::min(1.0, coarse + 0.2) + 1e-9; share += 0.05) at(std::round(share * 20) / 20);
+    shares[kind] = best(kind);
+    const auto rms = [&](double v) { return fixed(100 * std::sqrt(tried.at(v).mse[kind]), 1); };
+    std::cout << "\nwarmth realized inside whole " << (kind ? "inferences" : "steps") << " (" << o.steps << ", " << counts[kind] << " networks): " << fixed(shares[kind], 2)
+              << " of the pairs' savings (the " << (kind ? "inferences'" : "steps'") << " RMS log error " << rms(shares[kind]) << "%; " << rms(1.0) << "% with all of them, "
+              << rms(0.0) << "% with none)\n";
   }
-  const double coarse = best();
-  for (double share = std::max(0.0, coarse - 0.2); share <= std::min(1.0, coarse + 0.2) + 1e-9; share += 0.05) at(std::round(share * 20) / 20);
-  const double share = best();
-  const auto rms = [&](double v) { return fixed(100 * std::sqrt(tried.at(v).first), 1); };
-  std::cout << "\nwarmth realized inside whole steps (" << o.steps << "): " << fixed(share, 2) << " of the pairs' savings (the steps' RMS log error "
-            << rms(share) << "%; " << rms(1.0) << "% with all of them, " << rms(0.0) << "% with none)\n";
-  warmth.realized_share = share;
-  profile["device"]["step_warmth"]["realized_share"] = share;
-  return std::move(tried.at(share).second);
+  warmth.realized_share = shares[0];
+  warmth.realized_share_inference = shares[1];
+  profile["device"]["step_warmth"]["realized_share"] = shares[0];
+  if (shares[1] >= 0) profile["device"]["step_warmth"]["realized_share_inference"] = shares[1];
+  return step_composition(fitted, o.steps, o.step_networks);
 }
 
 /// With --steps: prices the runs' networks with the profile just fitted, prints each step's error

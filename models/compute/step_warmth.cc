@@ -13,7 +13,7 @@ ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes) {
           static_cast<double>(c.n * c.k * c.p * c.q) * element_bytes};
 }
 
-double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds) {
+double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds, bool inference) {
   if (!warmth.enabled() || k.cls != KernelClass::conv || k.phase == Phase::update || !(cold_seconds > 0)) return 0.0;
   const ConvWarmSavings& s = warmth.conv[static_cast<std::size_t>(k.phase)];
   const ConvOperandBytes b = conv_operand_bytes(k.conv, dtype_bytes(k.dtype));
@@ -22,7 +22,7 @@ double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double co
   const double fixed = s.call_tau_s > 0 ? call * cold_seconds / (cold_seconds + s.call_tau_s) : call;
   const double saved = (k.shares_call ? 0.0 : r.call * fixed) + r.input * s.input_s_per_byte * b.input + r.weight * s.weight_s_per_byte * b.weight +
                        r.output * s.output_s_per_byte * b.output;
-  return std::clamp(warmth.realized_share * saved, 0.0, warmth.most_saved * cold_seconds);
+  return std::clamp(warmth.share(inference) * saved, 0.0, warmth.most_saved * cold_seconds);
 }
 
 }  // namespace dnnperf

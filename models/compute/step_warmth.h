@@ -31,7 +31,11 @@
 // output's pages, the library's code and state — and a step's kernel finds part of that even where
 // its operands are resident: on the dev VM (2026-12-02) DenseNet-121's 1x1 forwards at batch 4 ran
 // in their inference at 0.82 of their cold times, where full savings price them at 0.68. That
-// share is fitted on whole steps of networks not validated (`fit --steps`; 1 without them).
+// share is fitted on whole steps of networks not validated (`fit --steps`; 1 without them), and
+// apart for inference (realized_share_inference), whose forward passes run back to back without a
+// backward's tensors between them: on the dev VM (2026-12-03) a calibration whose training steps
+// realized none of the savings priced its batch-4 to 32 inferences of ResNet-18/50 and
+// MobileNetV2 5-24% slow, where half of them fitted.
 //
 // The fixed part may be the native path's own (native_call_s): a oneDNN primitive's cold start
 // includes its own JIT code and the reorders of blocked layouts, which PyTorch's im2col-free GEMMs
@@ -65,8 +69,13 @@ struct StepWarmth {
   std::array<ConvWarmSavings, 3> conv{};
   /// The largest share of a cold time warmth may save.
   double most_saved = 0.9;
-  /// The share of the pairs' savings a step's kernels realize, in [0, 1].
+  /// The share of the pairs' savings a training step's kernels realize, in [0, 1].
   double realized_share = 1;
+  /// The same for inference, in [0, 1]; < 0: as training's.
+  double realized_share_inference = -1;
+
+  /// The share for a step of this kind.
+  double share(bool inference) const { return inference && realized_share_inference >= 0 ? realized_share_inference : realized_share; }
 
   bool enabled() const { return cache_bytes > 0; }
 };
@@ -78,7 +87,8 @@ struct ConvOperandBytes {
 ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes);
 
 /// What `k` saves against `cold_seconds` where the step left it as warm as Kernel::resident says
-/// (0 for kernels other than convolutions, or where `warmth` is not enabled).
-double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds);
+/// (0 for kernels other than convolutions, or where `warmth` is not enabled), in a training step
+/// or an inference (the share realized, StepWarmth::share).
+double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds, bool inference = false);
 
 }  // namespace dnnperf

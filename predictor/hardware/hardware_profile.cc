@@ -157,6 +157,10 @@ DeviceSpec read_device(const json& j, const std::string& where) {
     if (!(sw.most_saved >= 0 && sw.most_saved < 1)) w.fail("most_saved", "must be in [0, 1)");
     sw.realized_share = w.real("realized_share", 1.0);
     if (!(sw.realized_share >= 0 && sw.realized_share <= 1)) w.fail("realized_share", "must be in [0, 1]");
+    if (w.has("realized_share_inference")) {
+      sw.realized_share_inference = w.real("realized_share_inference", std::nullopt);
+      if (!(sw.realized_share_inference >= 0 && sw.realized_share_inference <= 1)) w.fail("realized_share_inference", "must be in [0, 1]");
+    }
     JsonObjectReader conv(w.at("conv"), where + ": step_warmth.conv");
     for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
       const std::string name(phase_name(phase));

@@ -226,7 +226,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     auto [it, fresh] = priced.try_emplace(kernel_key(k));
     if (fresh) {
       const double cold = model.seconds(k, execution);
-      it->second.seconds = co_run * (cold - warm_savings_seconds(d.step_warmth, k, cold));
+      it->second.seconds = co_run * (cold - warm_savings_seconds(d.step_warmth, k, cold, config.inference));
       if (step.calibrated) it->second.uncertainty = model.uncertainty(k, execution);
     }
     const double t = it->second.seconds;

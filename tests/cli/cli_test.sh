@@ -393,6 +393,15 @@ for share, folder in ((0.45, "steps_warm45"), (0.3, "steps_warm30")):
         for r in (0, 1):
             json.dump({"network": net, "batch_per_process": 2, "procs": 1, "inference": False, "input": [32, 32],
                        "median_s": j["iteration_s"], "min_s": j["iteration_s"]}, open(f"{tmp}/{folder}/{net}_b2_p1_train_run{r}.json", "w"))
+    if share == 0.45:  # and inferences at their own share, 0.8: fitted apart
+        p["device"]["step_warmth"]["realized_share"] = 0.8
+        json.dump(p, open(f"{tmp}/{folder}_inference.json", "w"))
+        for net in ("resnet18", "mobilenet_v2", "vgg11"):
+            j = json.loads(subprocess.run([bin, "predict", "-n", net, "-b", "2", "--input", "32", "--inference", "--hardware", f"{tmp}/{folder}_inference.json", "--json"],
+                                          capture_output=True, text=True, check=True).stdout)
+            for r in (0, 1):
+                json.dump({"network": net, "batch_per_process": 2, "procs": 1, "inference": True, "input": [32, 32],
+                           "median_s": j["iteration_s"], "min_s": j["iteration_s"]}, open(f"{tmp}/{folder}/{net}_b2_p1_inference_run{r}.json", "w"))
 PY
 for share in 45 30; do
   "$bin" fit "$torchmeas" "$cpusample" "$latepairs" --hardware cpu --steps "$tmp/steps_warm$share" -o "$tmp/warm$share.json" > "$tmp/warm$share.txt" 2>&1
@@ -400,6 +409,8 @@ for share in 45 30; do
 import json, sys
 d = json.load(open(sys.argv[1]))['device']
 assert abs(d['step_warmth']['realized_share'] - float(sys.argv[2])) < 1e-9, d['step_warmth']
+inference = d['step_warmth'].get('realized_share_inference')
+assert (abs(inference - 0.8) < 1e-9) if sys.argv[2] == '0.45' else inference is None, d['step_warmth']
 assert d['step_sigma'] < 1e-6, d['step_sigma']" "$tmp/warm$share.json" "0.$share" && grep -q "warmth realized inside whole steps .*: 0.$share of the pairs' savings" "$tmp/warm$share.txt" \
     && echo "ok   fit_steps_realized_warmth_$share" || { echo "FAIL fit_steps_realized_warmth_$share"; grep -A2 'warmth realized' "$tmp/warm$share.txt"; fail=1; }
 done

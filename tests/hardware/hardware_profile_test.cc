@@ -483,6 +483,21 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
   };
   CHECK(load_hardware_profile(share("warmth_share", 0.35)).device.step_warmth.realized_share == 0.35);
   CHECK_THROWS_WITH(load_hardware_profile(share("warmth_share_bad", 1.5)), Catch::Contains("step_warmth") && Catch::Contains("realized_share") && Catch::Contains("must be in [0, 1]"));
+  CHECK(d.step_warmth.realized_share_inference < 0);  // not given: inference at training's share
+  CHECK(d.step_warmth.share(true) == d.step_warmth.realized_share);
+  const auto inference_share = [&](const std::string& name, double value) {
+    return write_variant(name, [&](nlohmann::json& j) {
+      warmth(j);
+      j["device"]["step_warmth"]["realized_share"] = 0.2;
+      j["device"]["step_warmth"]["realized_share_inference"] = value;
+    });
+  };
+  const StepWarmth own = load_hardware_profile(inference_share("warmth_inference_share", 0.6)).device.step_warmth;
+  CHECK(own.realized_share_inference == 0.6);
+  CHECK(own.share(true) == 0.6);
+  CHECK(own.share(false) == 0.2);
+  CHECK_THROWS_WITH(load_hardware_profile(inference_share("warmth_inference_share_bad", -0.1)),
+                    Catch::Contains("step_warmth") && Catch::Contains("realized_share_inference") && Catch::Contains("must be in [0, 1]"));
   CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
   CHECK(load_hardware_profile(forward_with("warmth_native", "native_call_s", 4e-5)).device.step_warmth.conv[0].native_call_s == 4e-5);
   CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_native_bad", "native_call_s", 2.0)),

@@ -59,6 +59,14 @@ TEST_CASE("A step realizes its share of the pairs' savings, under the same bound
   const double all = warm_savings_seconds(w, k, 1.0);
   w.realized_share = 0.4;
   CHECK(warm_savings_seconds(w, k, 1.0) == Approx(0.4 * all));
+  // Inference at training's share unless it has its own.
+  CHECK(warm_savings_seconds(w, k, 1.0, true) == Approx(0.4 * all));
+  w.realized_share_inference = 0.9;
+  CHECK(warm_savings_seconds(w, k, 1.0, true) == Approx(0.9 * all));
+  CHECK(warm_savings_seconds(w, k, 1.0) == Approx(0.4 * all));
+  w.realized_share_inference = 0;
+  CHECK(warm_savings_seconds(w, k, 1.0, true) == 0.0);
+  w.realized_share_inference = -1;
   w.realized_share = 0;
   CHECK(warm_savings_seconds(w, k, 1.0) == 0.0);
   w.realized_share = 1;
