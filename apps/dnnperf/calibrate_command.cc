@@ -95,10 +95,13 @@ std::string measure_steps(const Options& o, const std::string& work, const std::
   std::sort(files.begin(), files.end());
   // Training steps first, then the same networks' inferences: warmth realized in each is fitted
   // apart (StepWarmth::realized_share_inference).
+  bool out_of_time = false;
   for (const bool inference : {false, true})
     for (const std::string& file : files) {
+      if (out_of_time) break;
       if (time_left() < kFitReserve) {  // the fit keeps its time; the networks timed so far still count
         std::cout << "calibrate: no time left for the other composition networks (rerun to resume)\n";
+        out_of_time = true;
         break;
       }
       const std::string stem = steps + "/" + case_stem(file, batch, 1, inference);
