@@ -258,10 +258,11 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
     std::array<std::size_t, 2> count{};
   };
   std::map<double, Tried, std::greater<>> tried;
+  StepNetworks networks;  // loaded once for every share tried
   const auto at = [&](double share) -> const Tried& {
     if (const auto it = tried.find(share); it != tried.end()) return it->second;
     warmth.realized_share = warmth.realized_share_inference = share;
-    const StepComposition s = step_composition(fitted, o.steps, o.step_networks);
+    const StepComposition s = step_composition(fitted, o.steps, o.step_networks, &networks);
     Tried t;
     for (const auto& c : s.cases) t.mse[c.inference] += c.log_error * c.log_error, ++t.count[c.inference];
     for (int kind = 0; kind < 2; ++kind)
@@ -291,7 +292,7 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
   warmth.realized_share_inference = shares[1];
   profile["device"]["step_warmth"]["realized_share"] = shares[0];
   if (shares[1] >= 0) profile["device"]["step_warmth"]["realized_share_inference"] = shares[1];
-  return step_composition(fitted, o.steps, o.step_networks);
+  return step_composition(fitted, o.steps, o.step_networks, &networks);
 }
 
 /// With --steps: prices the runs' networks with the profile just fitted, prints each step's error

@@ -163,7 +163,7 @@ nlohmann::json run_reference_kernels(const HardwareProfile& hw) {
   return list;
 }
 
-StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir) {
+StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir, StepNetworks* loaded) {
   if (!std::filesystem::is_directory(dir)) throw InputError(dir + ": no such directory of ground-truth runs (--steps)");
   StepComposition result;
   const std::string kept = dir + "/reference_kernels.jsonl";
@@ -219,7 +219,14 @@ StepComposition step_composition(const HardwareProfile& fitted, const std::strin
     config.inference = inference;
     Prediction p;
     try {
-      p = predict(load_network(source, case_load_options(network, batch, inference, input)), hw, config);
+      const auto load = [&] { return load_network(source, case_load_options(network, batch, inference, input)); };
+      if (!loaded) {
+        p = predict(load(), hw, config);
+      } else {
+        auto it = loaded->find(first);
+        if (it == loaded->end()) it = loaded->emplace(first, load()).first;
+        p = predict(it->second, hw, config);
+      }
     } catch (const InputError& e) {
       throw InputError(first + ": " + e.what());
     }

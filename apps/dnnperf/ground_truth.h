@@ -4,12 +4,14 @@
 // kernels'.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "predictor/graph/graph.h"
 #include "predictor/hardware/hardware_profile.h"
 #include "predictor/import/network_loader.h"
 
@@ -114,9 +116,16 @@ struct StepComposition {
 /// Cases needed before a step spread is estimated.
 inline constexpr std::size_t kMinSteps = 3;
 
+/// The networks of a --steps folder's runs, loaded once for several pricings of them (keyed by
+/// the run's file).
+using StepNetworks = std::map<std::string, Graph>;
+
 /// Reads every single-process case in `dir` (torch_train.py results as `validate --save-measured`
 /// keeps them, with its reference_kernels.jsonl where kept) and prices it with `fitted`. Network
 /// files that are not where a run recorded them are looked for in `networks_dir` by file name.
-StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir);
+/// With `loaded`, each run's network is loaded into it the first time and read from it after (a
+/// fit prices the same runs at a dozen warmth shares).
+StepComposition step_composition(const HardwareProfile& fitted, const std::string& dir, const std::string& networks_dir,
+                                 StepNetworks* loaded = nullptr);
 
 }  // namespace dnnperf::cli
