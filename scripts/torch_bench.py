@@ -134,6 +134,11 @@ MEMORY_OPS = {
     "memory_max_pool": (1, 0.75, lambda x, y: torch.nn.functional.max_pool2d(image(x), 3, 2, 1, return_indices=True)),
     "memory_max_pool_backward": (0.75, 1, backward_of(max_pool_graph)),
     "memory_avg_pool": (1, 0.25, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 2, 2)),
+    # The same families at stride 1 (GoogLeNet's and Inception's branch pools): as many outputs as
+    # inputs, so four times the windows per byte; the fit tells the windows' arithmetic from the
+    # traffic by the two (docs/fitting.md, a pass's operation_s).
+    "memory_max_pool_stride1": (1, 3, lambda x, y: torch.nn.functional.max_pool2d(image(x), 3, 1, 1, return_indices=True)),
+    "memory_avg_pool_stride1": (1, 1, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 3, 1, 1)),
     "memory_batch_norm": (2, 1, batch_norm),
     "memory_batch_norm_backward": (4, 1, backward_of(batch_norm_graph)),
     "memory_batch_norm_inference": (1, 1, batch_norm_inference),

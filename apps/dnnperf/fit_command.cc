@@ -606,7 +606,7 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
     passes = nlohmann::json::object();
     for (const auto& [name, e] : analytic.device.passes)
       passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
-                      {"dram_slowdown", e.dram_slowdown}, {"short_run_element_s", e.short_run_element_s}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
+                      {"dram_slowdown", e.dram_slowdown}, {"short_run_element_s", e.short_run_element_s}, {"operation_s", e.operation_s}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
   }
   // The upper median (the sorted values' middle, or the higher of the two middles), as the
   // host's times are kept.

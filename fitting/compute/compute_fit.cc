@@ -59,6 +59,9 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     else if (r.op == "memory_max_pool") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = 0.75 * b, k.flops = 9.0 * static_cast<double>(n) / 4, k.pass = "max_pool";
     else if (r.op == "memory_max_pool_backward") k.cls = KernelClass::elementwise, k.bytes_read = 0.75 * b, k.bytes_written = b, k.flops = static_cast<double>(n), k.pass = "max_pool_backward";
     else if (r.op == "memory_avg_pool") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b / 4, k.flops = static_cast<double>(n), k.pass = "avg_pool";
+    // The same families' 3x3 windows at stride 1 and padding 1: an output (and an index) per input.
+    else if (r.op == "memory_max_pool_stride1") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b + 8.0 * static_cast<double>(n), k.flops = 9.0 * static_cast<double>(n), k.pass = "max_pool";
+    else if (r.op == "memory_avg_pool_stride1") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b, k.flops = 9.0 * static_cast<double>(n), k.pass = "avg_pool";
     // Training batch norm, statistics and normalisation in one call: two reads and one write; its
     // backward (both gradients in one call) as the lowering's two passes: four reads, one write.
     else if (r.op == "memory_batch_norm") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = 6.0 * static_cast<double>(n), k.pass = "batch_norm";
@@ -623,14 +626,14 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
 
 /// One pass family's efficiency on top of the fitted bandwidth and launch overhead: its
 /// max_efficiency (in log form, at most 1), half_efficiency_bytes (log form), scalar rate of short
-/// runs (log form) and slowdown beyond the cache (log of slowdown - 1).
+/// runs (log form), slowdown beyond the cache (log of slowdown - 1) and seconds per operation (log form).
 struct PassResidual {
   const DeviceSpec* device;
   const Kernel* kernel;
   double log_measured;
   bool operator()(const double* p, double* residual) const {
     DeviceSpec d = *device;
-    d.passes[std::string(kernel->pass)] = {std::exp(p[0]), std::exp(p[1]), d.memory.cache_bytes, 1 + std::exp(p[3]), std::exp(p[2])};
+    d.passes[std::string(kernel->pass)] = {std::exp(p[0]), std::exp(p[1]), d.memory.cache_bytes, 1 + std::exp(p[3]), std::exp(p[2]), std::exp(p[4])};
     residual[0] = std::log(AnalyticComputeModel(d).seconds(*kernel, {})) - log_measured;
     return true;
   }
@@ -657,14 +660,23 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
     int beyond = 0;
     for (const ComputeSample* s : samples) beyond += s->kernel.bytes_read + s->kernel.bytes_written > 2 * device.memory.cache_bytes;
     const bool own_dram = device.memory.dram_slowdown > 1 && beyond >= 2 && static_cast<int>(samples.size()) >= 6;
+    // A rate per operation only where the family was measured at two arithmetic intensities at
+    // least (pooling windows of several sizes and strides), three times each: else the
+    // operations scale with the bytes and the efficiency holds them.
+    const auto intensity = [](const Kernel& k) { return k.flops / std::max(k.bytes_read + k.bytes_written, 1.0); };
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const ComputeSample* s : samples) lowest = std::min(lowest, intensity(s->kernel));
+    int denser = 0;
+    for (const ComputeSample* s : samples) denser += intensity(s->kernel) > 1.5 * lowest;
+    const bool per_operation = lowest > 0 && denser >= 3 && denser + 3 <= static_cast<int>(samples.size());
     std::vector<double> p = {std::log(device.memory.max_efficiency), std::log(std::max(device.memory.half_efficiency_bytes, 1.0)), std::log(scalar ? 1e-8 : 1e-300),
-                             std::log(std::max(device.memory.dram_slowdown - 1, 1e-300))};
+                             std::log(std::max(device.memory.dram_slowdown - 1, 1e-300)), std::log(per_operation ? 1e-10 : 1e-300)};
     // First on the plain passes' slowdown, then, where the family has its own, from there: four
     // parameters at once from the generic start found a worse minimum in one fold of six.
     const auto solve = [&](bool free_dram) {
       ceres::Problem problem;
       for (const ComputeSample* s : samples)
-        problem.AddResidualBlock(new ceres::NumericDiffCostFunction<PassResidual, ceres::CENTRAL, 1, 4>(
+        problem.AddResidualBlock(new ceres::NumericDiffCostFunction<PassResidual, ceres::CENTRAL, 1, 5>(
                                      new PassResidual{&device, &s->kernel, std::log(s->seconds)}),
                                  new ceres::HuberLoss(0.1), p.data());
       problem.SetParameterUpperBound(p.data(), 0, 0.0);  // no pass outruns the device's bandwidth
@@ -684,7 +696,13 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
       } else {
         fixed.push_back(3);
       }
-      if (!fixed.empty()) problem.SetManifold(p.data(), new ceres::SubsetManifold(4, fixed));
+      if (per_operation) {
+        problem.SetParameterLowerBound(p.data(), 4, std::log(1e-15));
+        problem.SetParameterUpperBound(p.data(), 4, std::log(1e-6));
+      } else {
+        fixed.push_back(4);
+      }
+      if (!fixed.empty()) problem.SetManifold(p.data(), new ceres::SubsetManifold(5, fixed));
       return solve_quietly(problem, 100);
     };
     SolveResult solved = solve(false);
@@ -697,7 +715,7 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
       continue;
     }
     device.passes[name] = {std::exp(p[0]), std::exp(p[1]), device.memory.cache_bytes, own_dram ? 1 + std::exp(p[3]) : device.memory.dram_slowdown,
-                           scalar ? std::exp(p[2]) : 0.0};
+                           scalar ? std::exp(p[2]) : 0.0, per_operation ? std::exp(p[4]) : 0.0};
   }
 }
 

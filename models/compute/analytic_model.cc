@@ -135,6 +135,8 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   c.seconds = c.launch_seconds + std::max(c.compute_seconds, c.memory_seconds);
   // Elements in runs too short for a vector go through scalar code (a family that prices them).
   if (memory->short_run_element_s > 0 && k.short_run_elements > 0) c.seconds += static_cast<double>(k.short_run_elements) * memory->short_run_element_s;
+  // Arithmetic that does not scale with the traffic (a pooling window's), where the family has a rate for it.
+  if (memory->operation_s > 0 && k.flops > 0) c.seconds += k.flops * memory->operation_s;
   return c;
 }
 

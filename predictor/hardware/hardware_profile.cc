@@ -87,6 +87,8 @@ MemoryEfficiency read_memory(const json& j, const std::string& where, MemoryEffi
   if (!(e.dram_slowdown >= 1)) r.fail("dram_slowdown", "must be at least 1");
   e.short_run_element_s = r.real("short_run_element_s", e.short_run_element_s);
   if (!(e.short_run_element_s >= 0 && e.short_run_element_s < 1)) r.fail("short_run_element_s", "must be in [0, 1) seconds");
+  e.operation_s = r.real("operation_s", e.operation_s);
+  if (!(e.operation_s >= 0 && e.operation_s < 1)) r.fail("operation_s", "must be in [0, 1) seconds");
   e.residual_sigma = r.real("residual_sigma", e.residual_sigma);
   if (!(e.residual_sigma >= 0)) r.fail("residual_sigma", "must not be negative");
   e.shared_sigma = r.real("shared_sigma", e.shared_sigma);

@@ -56,6 +56,13 @@ struct MemoryEfficiency {
   double cache_bytes = 0;
   double dram_slowdown = 1;
   double short_run_element_s = 0;  // seconds per element in short runs (Kernel::short_run_elements)
+  /// Seconds per operation (Kernel::flops) on top of the stream, for a pass whose arithmetic per
+  /// byte varies from call to call: a pooling window's compares or sums, which a 3x3 window at
+  /// stride 1 makes 9 per output and per input element where stride 2 makes 2.25. On the dev VM
+  /// (2026-12-03, PyTorch 1.13, one thread) a 3x3 max pool at stride 1 took 3.2x the time of one
+  /// at stride 2 over the same image and a 3x3 average at stride 1 4.5x a 2x2 at stride 2, where
+  /// their traffic differs by 1.6x. 0: the pass is its traffic alone.
+  double operation_s = 0;
   double residual_sigma = 0;  // as MatrixEfficiency::residual_sigma
   double shared_sigma = 0;    // as MatrixEfficiency::shared_sigma
 };

@@ -372,7 +372,7 @@ def learned_initializers(nodes, tensors):
     operator does not tell. Scalars are the constants an exporter writes (a clip's 6, a square
     root's 2), not learned.
     """
-    statistics = {name for n in nodes if n.op_type == "BatchNormalization" for name in n.input[3:5]}
+    statistics = batch_statistics(nodes)
     return {name for name, t in tensors.items() if t.is_floating_point() and t.numel() > 1 and name not in statistics}
 
 
@@ -407,6 +407,8 @@ class OnnxModule(torch.nn.Module):
                 self.register_buffer(f"c{k}", t.clone(), persistent=False)
                 self.slots[name] = ("b", f"c{k}")
         self.input_name, self.output_name = data["input"], data["output"]
+        self.static = static_nodes(self.nodes, {name for name, (kind, _) in self.slots.items() if kind == "b"} - batch_statistics(self.nodes))
+        self.folded = {}  # (input shape, dtype, device) -> {output name: value} of the static nodes
 
     def tensor(self, name):
         kind, slot = self.slots[name]
@@ -414,11 +416,44 @@ class OnnxModule(torch.nn.Module):
 
     def forward(self, x):
         env = {self.input_name: x}
-        for n in self.nodes:
+        key = (tuple(x.shape), x.dtype, x.device)
+        folded = self.folded.get(key)
+        if folded is not None:
+            env.update(folded)
+        for i, n in enumerate(self.nodes):
+            if folded is not None and i in self.static:
+                continue
             args = [None if not name else (self.tensor(name) if name in self.slots else env[name]) for name in n.input]
             for name, value in zip(n.output, run_node(n, args, self.training)):
                 env[name] = value
+        if folded is None:
+            self.folded[key] = {name: env[name] for i in self.static for name in self.nodes[i].output if name in env}
         return env[self.output_name]
+
+
+def batch_statistics(nodes):
+    """Batch normalisation's running mean and variance: buffers that training updates in place."""
+    return {name for n in nodes if n.op_type == "BatchNormalization" for name in n.input[3:5]}
+
+
+def static_nodes(nodes, constants):
+    """Indices of the nodes whose outputs are fixed once the input's shape is: shapes of tensors
+    and arithmetic on them and on `constants`. Exporters emit these around reshapes (torchvision's
+    channel shuffle: Shape, Gather, Div, Unsqueeze, Concat before each Reshape); dnnperf's importer
+    folds them into constants (predictor/import/onnx_constants.cc) and a framework's own model
+    computes them as Python integers, so executing them as tensor operations in every step would
+    time this interpreter, not the network. OnnxModule evaluates them on the first pass at an
+    input shape and reuses their values."""
+    known = set(constants)
+    static = set()
+    for i, n in enumerate(nodes):
+        if n.op_type in TRAINING_DEPENDENT:
+            continue
+        inputs = [name for name in n.input if name]
+        if n.op_type in ("Shape", "Size") or (inputs and all(name in known for name in inputs)):
+            static.add(i)
+            known.update(n.output)
+    return static
 
 
 def example_input(data, batch, generator=None):

@@ -134,6 +134,7 @@ TEST_CASE("The analytic family recovers a cache's size and slowdown, and each pa
   CHECK(f.device.memory.dram_slowdown == Approx(3).epsilon(0.05));
   REQUIRE(f.device.passes.count("max_pool") == 1);
   CHECK(f.device.passes.at("max_pool").max_efficiency == Approx(0.02).epsilon(0.05));
+  CHECK(f.device.passes.at("max_pool").operation_s == 0.0);  // one window per byte measured: the efficiency holds the windows
   REQUIRE(f.held_out.size() == 2);
   for (const auto& [cls, e] : f.held_out) {
     INFO(cls);
@@ -698,6 +699,45 @@ TEST_CASE("Files that timed the same kernels are merged at one speed: the later 
   for (const auto& f : {first, second}) std::filesystem::remove(f);
 }
 
+/// A pass family's optional term (`term`) is recovered as `expected` from `told` (the family's
+/// held-out error under 3%), and left at 0 from `untold`, which cannot tell it.
+void check_term_fitted_where_told(const ComputeData& told, const ComputeData& untold, const std::string& family, double MemoryEfficiency::*term,
+                                  double expected) {
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, told);
+  INFO(f.message);
+  REQUIRE(f.device.passes.count(family) == 1);
+  CHECK(f.device.passes.at(family).*term == Approx(expected).epsilon(0.1));
+  for (const auto& [cls, e] : f.held_out)
+    if (cls == "pass:" + family) CHECK(e.mape < 3.0);
+  const AnalyticFit g = fit_analytic(find_hardware_profile("cpu").device, untold);
+  REQUIRE(g.device.passes.count(family) == 1);
+  CHECK(g.device.passes.at(family).*term == 0.0);
+}
+
+TEST_CASE("A pooling family's rate per window operation is fitted where it was measured at two strides", "[fitting][compute]") {
+  DeviceSpec truth = cpu_with_memory(150e9, 16e6, 3);
+  truth.passes["max_pool"] = {.max_efficiency = 0.3, .half_efficiency_bytes = 5e4, .cache_bytes = 16e6, .dram_slowdown = 3, .operation_s = 2e-10};
+  const AnalyticComputeModel model(truth);
+  ComputeData data, one_stride;
+  for (double bytes = 4096; bytes <= 1.1e9; bytes *= 2) {
+    Kernel copy = pass_kernel(KernelClass::copy, bytes, bytes);
+    data.samples.push_back({copy, "memory", model.seconds(copy, {})});
+    one_stride.samples.push_back(data.samples.back());
+  }
+  for (double bytes = 4096; bytes <= 2.7e8; bytes *= 4) {
+    const double n = bytes / 4;
+    Kernel stride2 = pass_kernel(KernelClass::reduction, bytes, 0.75 * bytes, "max_pool");  // 3x3 windows, a quarter of the outputs
+    stride2.flops = 9 * n / 4;
+    Kernel stride1 = pass_kernel(KernelClass::reduction, bytes, 3 * bytes, "max_pool");  // as many outputs (and indices) as inputs
+    stride1.flops = 9 * n;
+    data.samples.push_back({stride2, "pass:max_pool", model.seconds(stride2, {})});
+    one_stride.samples.push_back(data.samples.back());
+    data.samples.push_back({stride1, "pass:max_pool", model.seconds(stride1, {})});
+  }
+  // One stride cannot tell windows from bytes: no rate is invented.
+  check_term_fitted_where_told(data, one_stride, "max_pool", &MemoryEfficiency::operation_s, 2e-10);
+}
+
 TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measurements have short and long runs", "[fitting][compute]") {
   DeviceSpec truth = cpu_with_memory(150e9, 16e6, 3);
   truth.passes["batch_norm_backward"] = {.max_efficiency = 0.5, .half_efficiency_bytes = 1e5, .cache_bytes = 16e6, .dram_slowdown = 3,
@@ -721,16 +761,8 @@ TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measureme
       data.samples.push_back({bn, "pass:batch_norm_backward", model.seconds(bn, {})});
       if (!short_runs) long_only.samples.push_back(data.samples.back());
     }
-  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
-  INFO(f.message);
-  REQUIRE(f.device.passes.count("batch_norm_backward") == 1);
-  CHECK(f.device.passes.at("batch_norm_backward").short_run_element_s == Approx(1.5e-8).epsilon(0.1));
-  for (const auto& [cls, e] : f.held_out)
-    if (cls == "pass:batch_norm_backward") CHECK(e.mape < 3.0);
   // Measured over long runs only, the data cannot tell a scalar rate: none is invented.
-  const AnalyticFit g = fit_analytic(find_hardware_profile("cpu").device, long_only);
-  REQUIRE(g.device.passes.count("batch_norm_backward") == 1);
-  CHECK(g.device.passes.at("batch_norm_backward").short_run_element_s == 0.0);
+  check_term_fitted_where_told(data, long_only, "batch_norm_backward", &MemoryEfficiency::short_run_element_s, 1.5e-8);
 }
 
 TEST_CASE("The large-output edge is placed within the outputs measured, not extrapolated past them", "[fitting][compute]") {

@@ -712,6 +712,18 @@ TEST_CASE("A pass family's scalar rate for short runs is read, and a bad one nam
   CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.passes.batch_norm_backward: field 'short_run_element_s' must be in [0, 1) seconds"));
 }
 
+TEST_CASE("A pass family's rate per operation is read, and a bad one named", "[hardware][errors]") {
+  const std::string good = write_variant("per_operation", [](nlohmann::json& j) {
+    j["device"]["efficiency"]["passes"]["max_pool"] = {{"max_efficiency", 0.1}, {"half_efficiency_bytes", 5e4}, {"operation_s", 2e-9}};
+  });
+  CHECK(load_hardware_profile(good).device.passes.at("max_pool").operation_s == 2e-9);
+  CHECK(load_hardware_profile(good).device.passes.at("max_pool").short_run_element_s == 0);
+  const std::string bad = write_variant("per_operation_bad", [](nlohmann::json& j) {
+    j["device"]["efficiency"]["passes"]["max_pool"] = {{"max_efficiency", 0.1}, {"operation_s", -2e-9}};
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains("efficiency.passes.max_pool: field 'operation_s' must be in [0, 1) seconds"));
+}
+
 TEST_CASE("A profile's reference passes are read back as written, and bad entries are named", "[hardware][errors]") {
   const std::vector<ReferencePass> passes{{"memory_copy", 64 << 20, DType::f32, 3.1e-3}, {"memory_activation", 16 << 20, DType::f32, 5.0e-4}};
   const std::vector<ReferencePass> back = read_reference_passes_section(reference_passes_section(passes), "p.json: reference_passes");

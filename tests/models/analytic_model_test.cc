@@ -300,4 +300,14 @@ TEST_CASE("A weight gradient sharing its input gradient's call pays no call; sho
   CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised + 8192 * 1.5e-8));
   bn.short_run_elements = 0;
   CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised));
+  // A pooling window's operations at the family's rate per operation, beside its traffic.
+  Kernel pool = stream(32768);
+  pool.pass = "max_pool";
+  pool.flops = 9.0 * 32768 / 4;
+  d.passes["max_pool"] = {.max_efficiency = 0.5, .half_efficiency_bytes = 1e5, .cache_bytes = 8e6, .dram_slowdown = 2};
+  const double traffic = AnalyticComputeModel(d).seconds(pool, {});
+  d.passes["max_pool"].operation_s = 2e-9;
+  CHECK(AnalyticComputeModel(d).seconds(pool, {}) == Approx(traffic + pool.flops * 2e-9));
+  // Passes of other families keep their traffic's time.
+  CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised));
 }

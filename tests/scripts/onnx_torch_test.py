@@ -66,6 +66,35 @@ first_conv = module.params[module.slots["conv1.weight"][1]]
 check("resnet18_train_gradient", relative(first_conv.grad, net.conv1.weight.grad) < 1e-3,
       f"relative difference {relative(first_conv.grad, net.conv1.weight.grad):.2e}")
 
+# Shape arithmetic (a channel shuffle's Shape, Gather, Div, Unsqueeze, Concat before its Reshape)
+# runs once per input shape, not in every step: dnnperf's importer folds it, so must the ground truth.
+torch.manual_seed(0)
+net = torchvision.models.shufflenet_v2_x0_5()
+path = f"{tmp}/shufflenet.onnx"
+export(net, torch.randn(2, 3, 32, 32), path)
+module = onnx_torch.OnnxModule(onnx_torch.load_onnx(path)).train()
+shape_ops = {"Shape", "Gather", "Div", "Unsqueeze", "Concat", "Slice"}
+folded_ops = {module.nodes[i].op_type for i in module.static}
+check("shuffle_shapes_static", len(module.static) > 50 and "Shape" in folded_ops and folded_ops <= shape_ops | {"Add", "Mul", "Cast", "Squeeze"},
+      f"{len(module.static)} static nodes: {sorted(folded_ops)}")
+check("shuffle_convolutions_not_static", not any(module.nodes[i].op_type in ("Conv", "BatchNormalization", "Reshape") for i in module.static))
+executed = []
+plain_run_node = onnx_torch.run_node
+onnx_torch.run_node = lambda node, args, training=False: executed.append(node.op_type) or plain_run_node(node, args, training)
+ran = {}
+for name, batch in (("first", 3), ("again", 3), ("new_batch", 5)):
+    x = torch.randn(batch, 3, 32, 32)
+    executed.clear()
+    y_net, y_onnx = net(x), module(x)
+    ran[name] = len(executed)
+    check(f"shuffle_output_{name}", relative(y_onnx, y_net) < 1e-4, f"relative difference {relative(y_onnx, y_net):.2e}")
+check("shuffle_shapes_run_once_per_input_shape",
+      ran == {"first": len(module.nodes), "again": len(module.nodes) - len(module.static), "new_batch": len(module.nodes)} and len(module.folded) == 2,
+      f"nodes run {ran} of {len(module.nodes)}, {len(module.static)} static, {len(module.folded)} input shapes folded")
+onnx_torch.run_node = plain_run_node
+y_onnx.square().sum().backward()
+check("shuffle_trains", all(p.grad is not None for p in module.parameters()))
+
 transformer = TransformerEncoderClassifier(layers=2).eval()
 path = f"{tmp}/transformer.onnx"
 export(transformer, torch.randint(0, 10000, (2, 16)), path)

@@ -49,7 +49,8 @@ with tempfile.TemporaryDirectory() as tmp:
         records = [x for x in records if x.get("type") == "record"]
         small = [x["op"] for x in records if x["params"] == {"bytes": 8192}]
         large = [x["op"] for x in records if x["params"] == {"bytes": 16384}]
-        check("every_pass_at_the_plain_sizes", len(small) == 15 and "memory_dropout" in small and "memory_batch_norm_inference" in small, str(small))
+        check("every_pass_at_the_plain_sizes", len(small) == 17 and "memory_dropout" in small and "memory_batch_norm_inference" in small
+              and "memory_max_pool_stride1" in small and "memory_avg_pool_stride1" in small, str(small))
         check("parameter_passes_at_the_large_ones",
               large == ["memory_copy", "memory_elementwise", "memory_sgd", "memory_momentum", "memory_adam"], str(large))
         check("large_ones_last", [x["params"]["bytes"] for x in records][-len(large):] == [16384] * len(large))
