@@ -314,10 +314,11 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
   std::cout << "):\n";
   std::size_t width = 24;
   for (const auto& c : s.cases) width = std::max(width, std::filesystem::path(c.network).filename().string().size() + 2);
-  std::cout << std::left << std::setw(static_cast<int>(width)) << "network" << std::right << std::setw(7) << "batch" << std::setw(14) << "predicted ms" << std::setw(13)
-            << "measured ms" << std::setw(10) << "error %" << std::setw(18) << "kernel spread %" << "\n";
+  std::cout << std::left << std::setw(static_cast<int>(width)) << "network" << std::setw(11) << "run" << std::right << std::setw(7) << "batch" << std::setw(14)
+            << "predicted ms" << std::setw(13) << "measured ms" << std::setw(10) << "error %" << std::setw(18) << "kernel spread %" << "\n";
   for (const auto& c : s.cases)
-    std::cout << std::left << std::setw(static_cast<int>(width)) << std::filesystem::path(c.network).filename().string() << std::right << std::setw(7) << c.batch
+    std::cout << std::left << std::setw(static_cast<int>(width)) << std::filesystem::path(c.network).filename().string() << std::setw(11)
+              << (c.inference ? "inference" : "training") << std::right << std::setw(7) << c.batch
               << std::setw(14) << fixed(1e3 * c.predicted_s, 2) << std::setw(13) << fixed(1e3 * c.measured_s, 2) << std::setw(10)
               << fixed(100 * (c.predicted_s / c.measured_s - 1), 1) << std::setw(18) << fixed(100 * c.kernel_sigma, 1) << "\n";
   for (const std::string& why : s.skipped) std::cout << "skipped: " << why << "\n";

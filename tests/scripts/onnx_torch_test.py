@@ -92,6 +92,12 @@ check("shuffle_shapes_run_once_per_input_shape",
       ran == {"first": len(module.nodes), "again": len(module.nodes) - len(module.static), "new_batch": len(module.nodes)} and len(module.folded) == 2,
       f"nodes run {ran} of {len(module.nodes)}, {len(module.static)} static, {len(module.folded)} input shapes folded")
 onnx_torch.run_node = plain_run_node
+# Intermediates go when their last reader has run, as an eager model frees them: none outlives the pass.
+release = module.released
+check("shuffle_every_intermediate_released", all(name in {r for names in release for r in names} for n in module.nodes for name in n.output
+                                                  if name != module.output_name),
+      "some outputs are never released")
+check("shuffle_released_after_last_read", all(not any(name in later.input for later in module.nodes[i + 1:]) for i, names in enumerate(release) for name in names))
 y_onnx.square().sum().backward()
 check("shuffle_trains", all(p.grad is not None for p in module.parameters()))
 
