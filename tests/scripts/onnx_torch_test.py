@@ -66,6 +66,26 @@ first_conv = module.params[module.slots["conv1.weight"][1]]
 check("resnet18_train_gradient", relative(first_conv.grad, net.conv1.weight.grad) < 1e-3,
       f"relative difference {relative(first_conv.grad, net.conv1.weight.grad):.2e}")
 
+# ReLU6, which an exporter writes as Clip(0, 6), runs as the network's own hardtanh: same values and gradients.
+torch.manual_seed(0)
+net = torchvision.models.mobilenet_v2(width_mult=0.5)
+net.classifier[0].p = 0.0  # no dropout: both sides draw their own masks
+path = f"{tmp}/mobilenet_v2.onnx"
+export(net, torch.randn(2, 3, 32, 32), path)
+# In double precision: 50 layers of training-mode normalisation over 3 samples amplify float32's rounding.
+module = onnx_torch.OnnxModule(onnx_torch.load_onnx(path)).train().double()
+net.train().double()
+x = torch.randn(3, 3, 32, 32, dtype=torch.float64)
+y_net, y_onnx = net(x), module(x)
+check("relu6_output", relative(y_onnx, y_net) < 1e-4, f"relative difference {relative(y_onnx, y_net):.2e}")
+y_net.square().sum().backward()
+y_onnx.square().sum().backward()
+first_conv = module.params[module.slots["features.0.0.weight"][1]]
+check("relu6_gradient", relative(first_conv.grad, net.features[0][0].weight.grad) < 1e-3,
+      f"relative difference {relative(first_conv.grad, net.features[0][0].weight.grad):.2e}")
+clipped = onnx_torch.clip(onnx_torch.Node("c", "Clip", [], [], {}), torch.tensor([-1.0, 3.0, 7.0]), torch.tensor(0.0), None)
+check("clip_one_bound", clipped.tolist() == [0.0, 3.0, 7.0], str(clipped))
+
 # Shape arithmetic (a channel shuffle's Shape, Gather, Div, Unsqueeze, Concat before its Reshape)
 # runs once per input shape, not in every step: dnnperf's importer folds it, so must the ground truth.
 torch.manual_seed(0)
