@@ -372,6 +372,14 @@ assert all(r["status"] == "ok" and r["seconds"]["median"] > 0 for r in rs), rs
 ' "$tmp/pairs.jsonl" && echo "ok   torch_bench_hot_pairs" || { echo "FAIL torch_bench_hot_pairs"; fail=1; }
 check torch_bench_hot_pairs_warm 1 'give --cold too' -- /usr/bin/python3 "$src/scripts/torch_bench.py" --kernels "$tmp/pair_kernels.json" --hot-pairs -o "$tmp/pairs2.jsonl"
 check predict_framework_cpu 0 'framework +[0-9.]+ ms of the computation is the framework.s own work per op' -- "$bin" predict -n resnet18 -b 4 --input 64 --gpus-per-node 1 --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json"
+# The shipped family-25 profile: pools priced by their windows (both families measured at two strides).
+"$bin" predict -n inception_v3_noaux -b 4 --input 128 --gpus-per-node 1 --hardware "$src/data/hardware/calibrated/cpu-vm-2core-family25.json" --json > "$tmp/fam25.json" \
+  && /usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["device"]["efficiency"]["passes"]
+assert p["max_pool"]["operation_s"] > 0 and p["avg_pool"]["operation_s"] > 0, p
+assert json.load(open(sys.argv[2]))["iteration_s"] > 0
+' "$src/data/hardware/calibrated/cpu-vm-2core-family25.json" "$tmp/fam25.json" && echo "ok   shipped_family25_profile" || { echo "FAIL shipped_family25_profile"; fail=1; }
 check fit_hot_pairs_few 0 'not fitted: fewer than 12 hot pairs in every direction' -- "$bin" fit "$cpusample" "$tmp/pairs.jsonl" --hardware cpu -o "$tmp/cpu_pairs.json"
 # fit --steps with warmth: the share of the pairs' savings whole steps realize is fitted. Steps made
 # here at the prices of the same profile with 0.45 of the savings realized (0.3 for a second set):
