@@ -25,7 +25,9 @@
 // (DeviceSpec::direct_conv), those are priced by that sum (models/compute/direct_conv.h).
 // Passes of an op-specific family (Kernel::pass: pooling, training batch norm, embedding gathers,
 // optimizer steps) use the family's own max_efficiency and ramp where the profile has them,
-// fitted to the whole pass, arithmetic included. All parameters live in the
+// fitted to the whole pass, arithmetic included; a family whose arithmetic per byte varies
+// (pooling windows at several strides) adds its operations at its own rate
+// (MemoryEfficiency::operation_s), and batch norm its short runs'. All parameters live in the
 // hardware profile's device.efficiency, where calibration sets them.
 #include "models/compute/compute_model.h"
 #include "predictor/hardware/hardware_profile.h"

@@ -61,7 +61,7 @@ struct MemoryEfficiency {
   /// stride 1 makes 9 per output and per input element where stride 2 makes 2.25. On the dev VM
   /// (2026-12-03, PyTorch 1.13, one thread) a 3x3 max pool at stride 1 took 3.2x the time of one
   /// at stride 2 over the same image and a 3x3 average at stride 1 4.5x a 2x2 at stride 2, where
-  /// their traffic differs by 1.6x. 0: the pass is its traffic alone.
+  /// their traffic differs by 2.3x and 1.6x. 0: the pass is its traffic alone.
   double operation_s = 0;
   double residual_sigma = 0;  // as MatrixEfficiency::residual_sigma
   double shared_sigma = 0;    // as MatrixEfficiency::shared_sigma
