@@ -6,14 +6,13 @@ it did before 2026-12-03), interleaved A/B in one process: six rounds of five ti
     /usr/bin/python3 release_ab.py NETWORKS_DIR resnet34,mnasnet1_0 4
 """
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 import torch_train  # noqa: E402,F401  (the ground truth's allocator policy)
 import torch  # noqa: E402
 from dnnperf_py import onnx_torch as ot  # noqa: E402
+from interleaved import interleaved_medians  # noqa: E402
 
 folder, nets, batch = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3])
 torch.set_num_threads(1)
@@ -22,20 +21,17 @@ for net in nets:
     m = ot.OnnxModule(d).eval()
     x = ot.example_input(d, batch)
     release, hold = m.released, [[] for _ in m.nodes]
-    medians = {"release": [], "hold": []}
+
+    def run(released):
+        def once():
+            m.released = released
+            with torch.no_grad():
+                m(x)
+        return once
+
     with torch.no_grad():
         for _ in range(3):
             m(x)
-        for _ in range(6):
-            for mode in ("release", "hold"):
-                m.released = release if mode == "release" else hold
-                for _ in range(2):
-                    m(x)
-                t = []
-                for _ in range(5):
-                    a = time.perf_counter()
-                    m(x)
-                    t.append(time.perf_counter() - a)
-                medians[mode].append(statistics.median(t))
-    r, h = statistics.median(medians["release"]), statistics.median(medians["hold"])
+    t = interleaved_medians({"release": run(release), "hold": run(hold)})
+    r, h = t["release"], t["hold"]
     print(f"{net:20s} b{batch} release {r * 1e3:.2f} ms hold {h * 1e3:.2f} ms  hold/release {h / r:.3f}", flush=True)

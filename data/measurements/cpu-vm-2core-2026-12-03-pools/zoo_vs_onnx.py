@@ -5,15 +5,14 @@ interleaved in one process (six rounds of five timed passes each): what the runn
     /usr/bin/python3 zoo_vs_onnx.py ONNX_CASES_DIR 4 inference     # ONNX_CASES_DIR: build/onnx_cases
 """
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
 import torch_train  # noqa: E402,F401  (the ground truth's allocator policy)
 import torch  # noqa: E402
 import torchvision  # noqa: E402
 from dnnperf_py import onnx_torch as ot  # noqa: E402
+from interleaved import interleaved_medians  # noqa: E402
 
 cases_dir, batch, inference = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "inference"
 torch.set_num_threads(1)
@@ -35,15 +34,6 @@ for name, ctor in (("resnet18", torchvision.models.resnet18), ("mobilenet_v2", t
     for model in (net, onnx):
         for _ in range(3):
             run(model)
-    medians = {"zoo": [], "onnx": []}
-    for _ in range(6):
-        for key, model in (("zoo", net), ("onnx", onnx)):
-            run(model)
-            t = []
-            for _ in range(5):
-                a = time.perf_counter()
-                run(model)
-                t.append(time.perf_counter() - a)
-            medians[key].append(statistics.median(t))
-    z, o = statistics.median(medians["zoo"]), statistics.median(medians["onnx"])
+    t = interleaved_medians({"zoo": lambda: run(net), "onnx": lambda: run(onnx)}, warmup=1)
+    z, o = t["zoo"], t["onnx"]
     print(f"{name:14s} b{batch} {'inference' if inference else 'training'} zoo {z * 1e3:.2f} ms onnx {o * 1e3:.2f} ms onnx/zoo {o / z:.3f}", flush=True)
