@@ -30,7 +30,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dnnperf_py.conv_shape import conv_output  # noqa: E402
+from dnnperf_py.step_convs import conv_key  # noqa: E402
 from dnnperf_py.records import ok_records  # noqa: E402
 
 FORWARD_OPS = ("aten::mkldnn_convolution", "aten::_slow_conv2d_forward")
@@ -75,14 +75,6 @@ def read_step(directory):
     if not step:
         fail(f"{path}: no convolution in the step (ops {', '.join(FORWARD_OPS + BACKWARD_OPS)})")
     return step
-
-
-def conv_key(p):
-    """A record's parameters as the profiler sees the shape: input, weight and output sizes."""
-    oh, ow = conv_output(p)
-    x = (p["n"], p["c"], p["h"], p["w"])
-    w = (p["k"], p["c"] // p["groups"], p["r"], p["s"])
-    return x, w, (oh, ow)
 
 
 def read_isolated(path):

@@ -50,18 +50,9 @@ def main():
     loss_fn = torch.nn.CrossEntropyLoss()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
-    def infer():
-        with torch.no_grad():
-            model(x)
+    def step():
+        torch_train.iteration(model, x, y, loss_fn, opt, args.inference)
 
-    def train_step():
-        opt.zero_grad(set_to_none=True)
-        out = model(x)
-        loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y) if isinstance(out, tuple) else loss_fn(out, y)
-        loss.backward()
-        opt.step()
-
-    step = infer if args.inference else train_step
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     for _ in range(3):
         step()

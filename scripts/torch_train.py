@@ -90,6 +90,36 @@ def build(args):
     raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'])}, or FILE.onnx)")
 
 
+def input_dims(args, x):
+    """A sample's dimensions as the results name them: a zoo CNN's image, a transformer's tokens,
+    a file's input less its batch."""
+    return args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:])
+
+
+def iteration(model, x, y, loss_fn, opt, inference, phase_end=None):
+    """One training iteration (or, with `inference`, one forward pass under no_grad), as every
+    ground truth runs it; `phase_end`, where given, is called after the forward pass with its loss
+    and after the backward pass."""
+    if inference:
+        with torch.no_grad():
+            model(x)
+        return
+    # Gradients dropped, not zeroed: PyTorch 2's default (Debian's 1.13 still fills them with
+    # zeros and accumulates into them, two extra passes over every gradient per step).
+    opt.zero_grad(set_to_none=True)
+    out = model(x)
+    if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
+        loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
+    else:
+        loss = loss_fn(out, y)
+    if phase_end:
+        phase_end()
+    loss.backward()  # under DDP, with the gradient all-reduces it waits for
+    if phase_end:
+        phase_end()
+    opt.step()
+
+
 def read_reference(path):
     """The kernels of a --reference file, checked: a JSON list of {"op", "params"} that
     torch_bench.py can time; a bad file ends the program with a message naming file and entry."""
@@ -149,26 +179,10 @@ def run(rank, args, result_path):
 
     def step(marks=None):
         """One iteration; with `marks`, appends the time at the end of each phase (synchronised)."""
-        if args.inference:
-            with torch.no_grad():
-                model(x)
-            return
-        # Gradients dropped, not zeroed: PyTorch 2's default (Debian's 1.13 still fills them with
-        # zeros and accumulates into them, two extra passes over every gradient per step).
-        opt.zero_grad(set_to_none=True)
-        out = model(x)
-        if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
-            loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
-        else:
-            loss = loss_fn(out, y)
-        if marks is not None:
+        def mark():
             sync()
             marks.append(time.perf_counter())
-        loss.backward()  # under DDP, with the gradient all-reduces it waits for
-        if marks is not None:
-            sync()
-            marks.append(time.perf_counter())
-        opt.step()
+        iteration(model, x, y, loss_fn, opt, args.inference, mark if marks is not None else None)
 
     def slowest(values):
         """Per value, the largest over the ranks: a data-parallel phase lasts as long as its slowest rank."""
@@ -210,7 +224,7 @@ def run(rank, args, result_path):
     after = time_reference(reference, device) if reference else None
     if rank == 0:
         out = {"network": getattr(args, "network_name", args.network), "batch_per_process": args.batch, "procs": args.procs, "inference": args.inference,
-               "input": args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:]), "iterations": args.iterations,
+               "input": input_dims(args, x), "iterations": args.iterations,
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
                "host_median_s": statistics.median(hosts) if cuda else None,
                "phases": {name: {"median_s": statistics.median(v), "min_s": min(v), "samples_s": v} for name, v in phases.items()}

@@ -56,6 +56,9 @@ constexpr double kCoRunReserve = 40;
 // intervals, and the warmth each kind realizes (~70 s and ~22 s for the seven on the 2-core VM at
 // batch 4, 64x64).
 constexpr double kStepReserve = 115;
+// Of that, what the inferences keep from the training steps before them (~25 s on the VM with their
+// convolutions timed alone).
+constexpr double kInferenceStepReserve = 25;
 // On a CPU, convolutions of a CNN's layers timed cold and then back to back (torch_bench.py
 // --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
 constexpr double kWarmthReserve = 45;
@@ -75,17 +78,25 @@ int run_step(const std::string& what, const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-/// Times real training steps and inferences of the composition networks into WORK/steps (two runs each, as
-/// `validate --save-measured` keeps them; runs already there are kept) and returns that folder,
-/// or "" where none could be timed.
-std::string measure_steps(const Options& o, const std::string& work, const std::function<double()>& time_left) {
+/// What measure_steps leaves for the fit: the composition networks' runs (fit --steps) and, on a
+/// CPU, their convolutions timed inside the steps and alone (fit --step-warmth); "" where none.
+struct StepMeasurements {
+  std::string steps, step_warmth;
+};
+
+/// Times real training steps and inferences of the composition networks into WORK/steps (two runs
+/// each, as `validate --save-measured` keeps them; runs already there are kept). On a CPU one
+/// process per kind does it (scripts/torch_step_warmth.py --runs), timing each network's
+/// convolutions inside its step and alone between its two runs; on a GPU, a torch_train.py
+/// process per run.
+StepMeasurements measure_steps(const Options& o, const std::string& work, const std::string& dnnperf, const std::function<double()>& time_left) {
   const std::string networks = work + "/networks";
   const std::string steps = work + "/steps";
   std::filesystem::create_directories(steps);
   if (run_step("the composition networks as ONNX files (scripts/export_onnx.py composition)",
                o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/export_onnx.py") + " --skip-existing " + quote(networks) + " composition >/dev/null") != 0) {
     std::cout << "calibrate: exporting the composition networks failed (see above); intervals leave out the step's own error\n";
-    return "";
+    return {};
   }
   // Batches as validated: 4 on a CPU, 32 on a GPU (small inputs, 64x64).
   const int batch = o.device == "cuda" ? 32 : 4;
@@ -93,33 +104,58 @@ std::string measure_steps(const Options& o, const std::string& work, const std::
   for (const auto& entry : std::filesystem::directory_iterator(networks))
     if (entry.path().extension() == ".onnx") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
+  StepMeasurements out;
   // Training steps first, then the same networks' inferences: warmth realized in each is fitted
   // apart (StepWarmth::realized_share_inference).
-  bool out_of_time = false;
-  for (const bool inference : {false, true})
-    for (const std::string& file : files) {
-      if (out_of_time) break;
-      if (time_left() < kFitReserve) {  // the fit keeps its time; the networks timed so far still count
-        std::cout << "calibrate: no time left for the other composition networks (rerun to resume)\n";
-        out_of_time = true;
-        break;
+  if (o.device == "cpu") {
+    const std::string warmth = work + "/torch_cpu_step_warmth.jsonl";
+    std::string list;
+    for (const std::string& file : files) list += " " + quote(file);
+    for (const bool inference : {false, true}) {
+      // Networks not begun by then are left for a rerun; inferences keep their ~25 s.
+      const double budget = time_left() - kFitReserve - (inference ? 0.0 : kInferenceStepReserve);
+      if (budget < 5) {
+        std::cout << "calibrate: no time left for the composition networks' " << (inference ? "inferences" : "training steps") << " (rerun to resume)\n";
+        continue;
       }
-      const std::string stem = steps + "/" + case_stem(file, batch, 1, inference);
-      bool ok = true;  // a failed first run leaves the second out
-      for (int r = 0; r < 2 && ok; ++r) {
-        const std::string out = stem + "_run" + std::to_string(r) + ".json";
-        if (std::filesystem::exists(out)) continue;
-        ok = run_step(std::string(inference ? "an inference" : "a training step") + " of " + std::filesystem::path(file).stem().string() + " at batch " +
-                          std::to_string(batch) + ", run " + std::to_string(r + 1) + " of 2",
-                      "timeout --kill-after=10 300 " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py") + " --network " + quote(file) +
-                          " --batch " + std::to_string(batch) + " --iterations 3 --device " + o.device + " --threads " + std::to_string(o.threads) +
-                          (inference ? " --inference" : "") + " -o " + quote(out)) == 0;
-      }
+      if (run_step(std::string("the composition networks' ") + (inference ? "inferences" : "training steps") + " at batch " + std::to_string(batch) +
+                       ": two runs each, and their convolutions timed inside them and alone (" + fixed(budget, 0) + " s at most)",
+                   "timeout --kill-after=10 " + fixed(budget + 120, 0) + " " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_step_warmth.py") +
+                       " --batch " + std::to_string(batch) + " --threads " + std::to_string(o.threads) + (inference ? " --inference" : "") + " --time-budget " +
+                       fixed(budget, 0) + " --runs " + quote(steps) + " --dnnperf " + quote(dnnperf) + " -o " + quote(warmth) + list) != 0)
+        std::cout << "calibrate: some composition networks failed (see above); the fit uses those that ran\n";
     }
+    if (std::filesystem::exists(warmth)) out.step_warmth = warmth;
+  } else {
+    bool out_of_time = false;
+    for (const bool inference : {false, true})
+      for (const std::string& file : files) {
+        if (out_of_time) break;
+        if (time_left() < kFitReserve) {  // the fit keeps its time; the networks timed so far still count
+          std::cout << "calibrate: no time left for the other composition networks (rerun to resume)\n";
+          out_of_time = true;
+          break;
+        }
+        const std::string stem = steps + "/" + case_stem(file, batch, 1, inference);
+        bool ok = true;  // a failed first run leaves the second out
+        for (int r = 0; r < 2 && ok; ++r) {
+          const std::string run = stem + "_run" + std::to_string(r) + ".json";
+          if (std::filesystem::exists(run)) continue;
+          ok = run_step(std::string(inference ? "an inference" : "a training step") + " of " + std::filesystem::path(file).stem().string() + " at batch " +
+                            std::to_string(batch) + ", run " + std::to_string(r + 1) + " of 2",
+                        "timeout --kill-after=10 300 " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_train.py") + " --network " + quote(file) +
+                            " --batch " + std::to_string(batch) + " --iterations 3 --device " + o.device + " --threads " + std::to_string(o.threads) +
+                            (inference ? " --inference" : "") + " -o " + quote(run)) == 0;
+        }
+      }
+  }
   // Runs timed now or by an earlier, interrupted calibration.
   for (const auto& entry : std::filesystem::directory_iterator(steps))
-    if (entry.path().filename().string().ends_with("_run0.json")) return steps;
-  return "";
+    if (entry.path().filename().string().ends_with("_run0.json")) {
+      out.steps = steps;
+      break;
+    }
+  return out;
 }
 
 void run(const Options& o) {
@@ -282,9 +318,9 @@ void run(const Options& o) {
     files.push_back(exact);
   }
   if (!o.procs.empty() && std::filesystem::exists(collectives)) files.push_back(collectives);
-  const std::string steps = measure_steps(o, work, [&] { return o.time_budget - elapsed(); });
+  const StepMeasurements steps = measure_steps(o, work, self, [&] { return o.time_budget - elapsed(); });
   std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
-  fit_files(files, hardware, o.output, work + "/report", !o.networks.empty(), steps, work + "/networks");
+  fit_files(files, hardware, o.output, work + "/report", !o.networks.empty(), steps.steps, work + "/networks", steps.step_warmth);
   std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";
 }
 

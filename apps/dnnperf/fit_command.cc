@@ -19,6 +19,7 @@
 
 #include "apps/dnnperf/format.h"
 #include "apps/dnnperf/ground_truth.h"
+#include "apps/dnnperf/in_step_warmth.h"
 #include "fitting/comm/comm_fit.h"
 #include "fitting/compute/compute_fit.h"
 #include "fitting/compute/warm_savings_fit.h"
@@ -158,6 +159,7 @@ struct FitOptions {
   std::string dtype;  // element type of the GEMMs and convolutions fitted; empty: f32 where measured
   std::string steps;          // ground-truth runs of networks not validated: the step's own spread
   std::string step_networks;  // where their network files are, if not where the runs recorded them
+  std::string step_warmth;    // convolutions timed inside steps and alone (scripts/torch_step_warmth.py)
 };
 
 /// The compute family `--family` asks for a kernel class: "analytic", "regression" or "both" (the
@@ -243,22 +245,58 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
   device["step_warmth"] = {{"cache_bytes", cache_bytes}, {"most_saved", w.warmth.most_saved}, {"conv", conv}};
 }
 
-/// The share of the hot pairs' savings that whole steps realize (StepWarmth::realized_share): the
-/// one in [0, 1] whose predictions of the --steps runs have the least mean squared log error, on a
-/// grid of twentieths refined around the best quarter; apart for the inference runs among them
-/// (realized_share_inference), where there are enough. Sets both in `fitted` and `profile` and
-/// returns the steps' composition at them. Ties keep the larger share: without evidence, the
-/// pairs' own.
+/// With --step-warmth: the share of the hot pairs' savings realized inside real steps, per kind
+/// (training, inference), fitted on their convolutions timed in the step and alone
+/// (fitting/compute/realized_share_fit.h); -1 for a kind without enough networks.
+std::array<double, 2> fit_in_step_shares(const HardwareProfile& fitted, const FitOptions& o, StepNetworks& networks, nlohmann::json& profile) {
+  std::array<double, 2> shares{-1.0, -1.0};
+  if (o.step_warmth.empty()) return shares;
+  if (!fitted.device.step_warmth.enabled()) {
+    std::cout << "\n--step-warmth " << o.step_warmth << ": left out, no step warmth fitted (hot pairs needed) for steps to realize\n";
+    return shares;
+  }
+  const InStepWarmth in = in_step_warmth(fitted, o.step_warmth, o.step_networks, networks);
+  for (const std::string& why : in.skipped) std::cout << "  skipped " << why << "\n";
+  for (int kind = 0; kind < 2; ++kind) {
+    const auto& observed = in.observations[kind];
+    if (observed.empty()) continue;
+    const fitting::RealizedShareFit f = fitting::fit_realized_share(observed);
+    std::cout << "\nwarmth realized by convolutions inside " << (kind ? "inferences" : "training steps") << " (" << o.step_warmth << ": " << f.observations
+              << " shapes of " << f.networks << " networks, timed in the step and alone from evicted caches):\n";
+    std::cout << "  network                               shapes  saved of cold: all realized   measured   the network's share\n";
+    for (const auto& n : f.per_network)
+      std::cout << "  " << std::left << std::setw(38) << std::filesystem::path(n.name).filename().string() << std::right << std::setw(6) << n.observations << std::setw(26)
+                << fixed(n.full_saving, 3) << std::setw(11) << fixed(n.measured_saving, 3) << std::setw(22) << fixed(n.share, 2) << "\n";
+    if (!f.fitted) {
+      std::cout << "  not fitted: " << f.message << "\n";
+      continue;
+    }
+    shares[kind] = f.share;
+    profile["sources"][kind ? "realized_share_inference" : "realized_share"] = "dnnperf fit --step-warmth " + o.step_warmth + " on " + bench::utc_now() + ": " +
+                                                                                std::to_string(f.observations) + " convolution shapes of " + std::to_string(f.networks) + " networks";
+    std::cout << "  share realized " << fixed(f.share, 2) << " +- " << fixed(f.standard_error, 2) << " (standard error, clustered by network); the time-weighted RMS of the saving "
+              << fixed(100 * f.rms_fitted, 1) << "% of the cold time (" << fixed(100 * f.rms_full, 1) << "% with all of it realized, " << fixed(100 * f.rms_none, 1) << "% with none)\n";
+  }
+  return shares;
+}
+
+/// The share of the hot pairs' savings that steps realize (StepWarmth::realized_share), apart for
+/// inferences (realized_share_inference): fitted on convolutions timed inside steps where
+/// --step-warmth gives enough of them (fit_in_step_shares), else the one in [0, 1] whose
+/// predictions of the --steps runs have the least mean squared log error, on a grid of twentieths
+/// refined around the best quarter. Sets both in `fitted` and `profile` and returns the steps'
+/// composition at them. Ties keep the larger share: without evidence, the pairs' own.
 StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o, nlohmann::json& profile) {
   StepWarmth& warmth = fitted.device.step_warmth;
   if (!warmth.enabled()) return step_composition(fitted, o.steps, o.step_networks);
+  StepNetworks networks;  // loaded once for every share tried
+  const std::array<double, 2> in_step = fit_in_step_shares(fitted, o, networks, profile);
   // Each run is priced at its own kind's share only, so one composition per share serves both.
   struct Tried {
     std::array<double, 2> mse{};       // training, inference
     std::array<std::size_t, 2> count{};
   };
   std::map<double, Tried, std::greater<>> tried;
-  StepNetworks networks;  // loaded once for every share tried
   const auto at = [&](double share) -> const Tried& {
     if (const auto it = tried.find(share); it != tried.end()) return it->second;
     warmth.realized_share = warmth.realized_share_inference = share;
@@ -283,11 +321,20 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
     const double coarse = best(kind);
     for (double share = std::max(0.0, coarse - 0.2); share <= std::min(1.0, coarse + 0.2) + 1e-9; share += 0.05) at(std::round(share * 20) / 20);
     shares[kind] = best(kind);
-    const auto rms = [&](double v) { return fixed(100 * std::sqrt(tried.at(v).mse[kind]), 1); };
+    const auto rms = [&](double v) { return fixed(100 * std::sqrt(at(v).mse[kind]), 1); };
     std::cout << "\nwarmth realized inside whole " << (kind ? "inferences" : "steps") << " (" << o.steps << ", " << counts[kind] << " networks): " << fixed(shares[kind], 2)
               << " of the pairs' savings (the " << (kind ? "inferences'" : "steps'") << " RMS log error " << rms(shares[kind]) << "%; " << rms(1.0) << "% with all of them, "
-              << rms(0.0) << "% with none)\n";
+              << rms(0.0) << "% with none)";
+    if (in_step[kind] >= 0) {
+      const double kept = std::round(in_step[kind] * 20) / 20;
+      std::cout << "; kept: " << fixed(in_step[kind], 2) << " from the convolutions timed inside them (the " << (kind ? "inferences'" : "steps'") << " RMS at " << fixed(kept, 2)
+                << ": " << rms(kept) << "%)";
+      shares[kind] = in_step[kind];
+    }
+    std::cout << "\n";
   }
+  for (int kind = 0; kind < 2; ++kind)
+    if (shares[kind] < 0 || counts[kind] < kMinSteps) shares[kind] = in_step[kind] >= 0 ? in_step[kind] : kind ? -1.0 : 1.0;
   warmth.realized_share = shares[0];
   warmth.realized_share_inference = shares[1];
   profile["device"]["step_warmth"]["realized_share"] = shares[0];
@@ -301,8 +348,15 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
 /// the sixteen the new profile keeps: a refit that adds samples moves the quantiles those are
 /// picked at, and the runs were kept with another profile's.
 void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::vector<std::pair<Kernel, double>>& timed) {
-  if (o.steps.empty()) return;
+  if (o.steps.empty() && o.step_warmth.empty()) return;
   HardwareProfile fitted = hardware_profile_from_json(profile, o.output.empty() ? "the fitted profile" : o.output);
+  if (o.steps.empty()) {  // the realized shares alone, from convolutions timed inside steps
+    StepNetworks networks;
+    const std::array<double, 2> shares = fit_in_step_shares(fitted, o, networks, profile);
+    if (shares[0] >= 0) profile["device"]["step_warmth"]["realized_share"] = shares[0];
+    if (shares[1] >= 0) profile["device"]["step_warmth"]["realized_share_inference"] = shares[1];
+    return;
+  }
   if (!timed.empty()) fitted.reference_kernels = timed;
   const StepComposition s = fit_realized_warmth(fitted, o, profile);
   std::cout << "\nwhole steps against their kernels (" << o.steps << "; " << s.cases.size() << " runs";
@@ -945,9 +999,10 @@ void run_comm(const CommOptions& o) {
 }  // namespace
 
 void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report,
-               bool measured_kernels, const std::string& steps, const std::string& step_networks) {
+               bool measured_kernels, const std::string& steps, const std::string& step_networks, const std::string& step_warmth) {
   FitOptions o;
   o.steps = steps;
+  o.step_warmth = step_warmth;
   o.step_networks = step_networks;
   o.measured_kernels = measured_kernels;
   o.files = files;
@@ -973,7 +1028,9 @@ void add_fit_command(CLI::App& app) {
               "fit and price the convolutions the measuring framework runs as per-image GEMMs (PyTorch on one CPU thread: 1x1, batch under 16) as those GEMMs (class per_image_gemm)");
   c->add_option("--steps", o->steps,
                 "ground-truth runs of networks other than those to be validated (a `validate --save-measured` folder): the error of whole steps beyond their kernels' enters the prediction intervals (device.step_sigma), and where hot pairs fitted a step's warmth, they fit the share of it steps realize (device.step_warmth.realized_share)");
-  c->add_option("--step-networks", o->step_networks, "folder of the --steps runs' network files, where they are not at the recorded path");
+  c->add_option("--step-networks", o->step_networks, "folder of the --steps runs' (and --step-warmth records') network files, where they are not at the recorded path");
+  c->add_option("--step-warmth", o->step_warmth,
+                "convolutions of networks other than those to be validated, timed inside their steps and alone (scripts/torch_step_warmth.py): where hot pairs fitted a step's warmth, the share of it that training steps and inferences realize, fitted on these rather than on whole --steps runs");
   c->add_option("--dtype", o->dtype, "element type of the GEMMs and convolutions to fit (one per fit; default: f32 where measured, else the most measured)");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
   c->callback([o] { run_fit(*o); });

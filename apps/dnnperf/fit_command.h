@@ -15,9 +15,9 @@ void add_comm_command(CLI::App& app);
 
 /// What `dnnperf fit FILES --hardware BASE -o OUTPUT --report REPORT` does (for `calibrate`).
 /// `measured_kernels`: keep the measured GEMMs and convolutions in the profile (fit --measured-kernels).
-/// `steps`, `step_networks`: as fit --steps and --step-networks ("": none).
+/// `steps`, `step_networks`, `step_warmth`: as fit --steps, --step-networks and --step-warmth ("": none).
 void fit_files(const std::vector<std::string>& files, const std::string& hardware, const std::string& output, const std::string& report,
-               bool measured_kernels = false, const std::string& steps = "", const std::string& step_networks = "");
+               bool measured_kernels = false, const std::string& steps = "", const std::string& step_networks = "", const std::string& step_warmth = "");
 
 /// Per GEMM and convolution class, four measured kernels spread over the times of those that take
 /// 0.2-20 ms (long enough to time well, short enough to re-time in seconds): `validate` times them

@@ -26,20 +26,11 @@ with open(out, "w") as o:
         if r.get("type") != "record" or r["op"] in pools:
             o.write(line)
 PY
-NETS=alexnet,vgg11,resnet18,resnet50,mobilenet_v2,densenet121,transformer_encoder
-judge() {  # PROFILE: MAPE, training and inference, seven networks and Inception-v3 at 128
-  for mode in train inference; do
-    d=$F/ground_truth; f=""; [ $mode = inference ] && d=$F/ground_truth_inference && f=--inference
-    a=$("$B" validate --hardware "$1" --networks $NETS --batch 4,16,32 --input 64 $f --measured "$d" --json 2>/dev/null | /usr/bin/python3 -c "import json,sys; print('%.1f%%' % json.load(sys.stdin)['absolute_error_percent']['mean'])")
-    i=$("$B" validate --hardware "$1" --networks inception_v3_noaux --batch 4,16,32 --input 128 $f --measured "$d" --json 2>/dev/null | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print('%.1f%% (%s)' % (d['absolute_error_percent']['mean'], ', '.join('%+.1f' % c['error_percent'] for c in d['cases'])))")
-    echo "  $mode: seven networks $a, Inception-v3 $i"
-  done
-}
 others=$(ls "$F"/*.jsonl | grep -v torch_cpu_memory.jsonl)
 for variant in stride2 both; do
   mem=$F/torch_cpu_memory.jsonl; [ $variant = both ] && mem=$W/torch_cpu_memory.jsonl
   "$B" fit $others "$mem" --hardware cpu --steps "$F/steps" --step-networks "$W/networks" -o "$W/$variant.json" > "$W/fit_$variant.log" 2>&1 || { echo "$variant: fit failed"; continue; }
   echo "$variant: $(grep -E '^pass:(max|avg)_pool ' "$W/fit_$variant.log" | awk '{printf "%s held-out %s%% (weighted %s%%); ", $1, $3, $6}')"
-  judge "$W/$variant.json"
+  "$ROOT/scripts/judge_kept_runs.sh" "$W/$variant.json" "$F"
 done
 rm -rf "$W"
