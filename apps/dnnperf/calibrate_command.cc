@@ -53,11 +53,11 @@ constexpr double kFitReserve = 45;
 constexpr double kCoRunReserve = 40;
 // Real training steps and inferences of networks that are not validated (scripts/export_onnx.py
 // COMPOSITION), two runs each: what a whole step costs beyond its kernels, for the prediction
-// intervals, and the warmth each kind realizes (~70 s and ~22 s for the seven on the 2-core VM at
-// batch 4, 64x64).
+// intervals; on a CPU with their convolutions timed inside the steps and alone, for the warmth
+// each kind realizes (~65 s and ~21 s for the seven on the 2-core VM at batch 4, 64x64, in a slow
+// hour; one process per kind).
 constexpr double kStepReserve = 115;
-// Of that, what the inferences keep from the training steps before them (~25 s on the VM with their
-// convolutions timed alone).
+// Of that, what the inferences keep from the training steps before them.
 constexpr double kInferenceStepReserve = 25;
 // On a CPU, convolutions of a CNN's layers timed cold and then back to back (torch_bench.py
 // --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
