@@ -74,13 +74,10 @@ def profiled(step, steps):
     return step_convs.step_convolutions(prof.key_averages(group_by_input_shape=True), steps)
 
 
-def cold_seconds(kernel):
+def cold_seconds(kernel, flush):
     """A kernel's median time alone from evicted caches, as calibration times it."""
-    samples, _ = torch_bench.measure(torch_bench.make_call(kernel["op"], kernel["params"], "cpu"), "cpu", 0.0, COLD_FLUSH[0])
+    samples, _ = torch_bench.measure(torch_bench.make_call(kernel["op"], kernel["params"], "cpu"), "cpu", 0.0, flush)
     return statistics.median(samples)
-
-
-COLD_FLUSH = [None]  # made once, on first use: 64 MiB
 
 
 def run_file(args, network, run):
@@ -101,8 +98,9 @@ def time_whole_steps(args, network, run):
     torch_train.run(0, ground_truth, run_file(args, network, run))
 
 
-def measure_network(args, network, out):
-    """Measures one network; returns the number of records written."""
+def measure_network(args, network, out, flush):
+    """Measures one network (its convolutions timed alone after `flush`, torch_bench.CacheFlush);
+    returns the number of records written."""
     time_whole_steps(args, network, 0)
     args.network = network
     args.__dict__.pop("network_name", None)  # set by build() for a .pt bundle only
@@ -127,15 +125,13 @@ def measure_network(args, network, out):
         if kernels == "ambiguous":
             ambiguous += 1
             continue
-        if COLD_FLUSH[0] is None:
-            COLD_FLUSH[0] = torch_bench.CacheFlush("cpu")
-        rows.append((direction, key, calls, [dict(k, cold_s=cold_seconds(k)) for k in kernels]))
+        rows.append((direction, key, calls, [dict(k, cold_s=cold_seconds(k, flush)) for k in kernels]))
     after = profiled(step, args.steps)
     name = getattr(args, "network_name", network)
     written = 0
     for direction, key, calls, kernels in rows:
         if (direction, key) not in after:
-            continue  # not seen again (cannot happen in a fixed network; never priced on one side)
+            continue  # a shape the second profile missed is left out, not judged on one side
         first, second = before[(direction, key)][1], after[(direction, key)][1]
         record = {"type": "step_warmth", "network": name, "batch": args.batch, "input": torch_train.input_dims(args, x), "inference": args.inference,
                   "direction": direction, "kernels": [{"op": k["op"], "params": k["params"], "cold_s": k["cold_s"]} for k in kernels],
@@ -198,6 +194,7 @@ def main():
     except OSError as e:
         fail(f"{args.output}: {e.strerror}")
     failed = []
+    flush = torch_bench.CacheFlush("cpu")
     with open(args.output, "a") as out:
         for network in args.networks:
             if args.time_budget and time.time() - start > args.time_budget:
@@ -209,7 +206,7 @@ def main():
                         if args.runs and not os.path.exists(run_file(args, network, r)):
                             time_whole_steps(args, network, r)
                     continue
-                measure_network(args, network, out)
+                measure_network(args, network, out, flush)
             except SystemExit as e:  # one network that cannot be built or listed; the others still run
                 print(f"torch_step_warmth: {network}: {e}", file=sys.stderr)
                 failed.append(network)
