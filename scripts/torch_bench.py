@@ -517,15 +517,26 @@ def measure_all(args, kernels, layout, flush, writer, start):
 
 def measure_one(args, kern, layout, cold, caches, writer):
     """Times one kernel into one record (none if the output has it already); the number written."""
-    memory = kern["op"].startswith("memory_")
-    record_layout = dict(layout, caches=caches) if caches else layout
-    if memory and args.device.startswith("cuda"):
-        record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
-    record = {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
-              "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
-              "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
+    record = blank_record(args, kern, layout, caches)
     if key(record) in writer.done:
         return 0
+    writer.write(timed_record(args, kern, record, cold))
+    return 1
+
+
+def blank_record(args, kern, layout, caches):
+    """A kernel's record before it is timed: what it is and where (`caches`: cold, hot or None)."""
+    record_layout = dict(layout, caches=caches) if caches else layout
+    if kern["op"].startswith("memory_") and args.device.startswith("cuda"):
+        record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
+    return {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
+            "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
+            "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
+
+
+def timed_record(args, kern, record, cold):
+    """`record` (blank_record) with the kernel timed (`cold`: a CacheFlush run before each
+    repetition, or None), or marked skipped with the reason."""
     f = flops(kern["op"], kern["params"])
     if f > args.max_flops:
         record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
@@ -538,8 +549,7 @@ def measure_one(args, kern, layout, cold, caches, writer):
                                        **host))
         except RuntimeError as e:  # out of memory, an unsupported configuration
             record.update(status="skipped", reason=str(e).split("\n")[0][:200])
-    writer.write(record)
-    return 1
+    return record
 
 
 if __name__ == "__main__":

@@ -21,6 +21,10 @@ One record per convolution shape and direction ("type": "step_warmth"), appended
 each network finishes; a network already in the output (same batch and kind) is skipped, so an
 interrupted run resumes. CPU only: the profiler's times there are the kernels'.
 
+With --kernel-records FILE the cold timings are also written as the measurement records
+scripts/torch_bench.py writes (each kernel once): real networks' convolutions, which calibration
+adds to its generic sample for the compute fit at no extra cost.
+
 With --runs DIR it also times each network's whole steps with the ground truth's own loop
 (scripts/torch_train.py), once before its convolutions and once after: the two runs
 `dnnperf fit --steps DIR` prices, without a process (and PyTorch's import) per run.
@@ -28,7 +32,6 @@ With --runs DIR it also times each network's whole steps with the ground truth's
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -40,10 +43,12 @@ import torch  # noqa: E402
 import torch_bench  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
-from dnnperf_py import machine, step_convs  # noqa: E402
-from dnnperf_py.records import utc_now  # noqa: E402
+from dnnperf_py import allocator, machine, step_convs  # noqa: E402
+from dnnperf_py.records import RecordWriter, utc_now  # noqa: E402
+from dnnperf_py.records import key as record_key  # noqa: E402
 
 WARMUP = 2
+LAYOUT = {"device": "cpu", "threads": 1}  # main() sets the threads
 
 
 def fail(message):
@@ -74,10 +79,19 @@ def profiled(step, steps):
     return step_convs.step_convolutions(prof.key_averages(group_by_input_shape=True), steps)
 
 
-def cold_seconds(kernel, flush):
-    """A kernel's median time alone from evicted caches, as calibration times it."""
-    samples, _ = torch_bench.measure(torch_bench.make_call(kernel["op"], kernel["params"], "cpu"), "cpu", 0.0, flush)
-    return statistics.median(samples)
+# As calibration times a kernel from evicted caches, with the fewest repetitions (torch_bench.measure).
+COLD = argparse.Namespace(device="cpu", target=0.0, max_flops=float("inf"))
+
+
+def cold_seconds(kernel, flush, records):
+    """A kernel's median time alone from evicted caches, as calibration times it; its record
+    (torch_bench's) also written to `records` (a RecordWriter, or None), once per kernel."""
+    record = torch_bench.timed_record(COLD, kernel, torch_bench.blank_record(COLD, kernel, LAYOUT, "cold"), flush)
+    if record["status"] != "ok":
+        raise RuntimeError(f"{kernel['op']} {json.dumps(kernel['params'], sort_keys=True)}: {record['reason']}")
+    if records is not None and record_key(record) not in records.done:
+        records.write(record)
+    return record["seconds"]["median"]
 
 
 def run_file(args, network, run):
@@ -98,9 +112,9 @@ def time_whole_steps(args, network, run):
     torch_train.run(0, ground_truth, run_file(args, network, run))
 
 
-def measure_network(args, network, out, flush):
-    """Measures one network (its convolutions timed alone after `flush`, torch_bench.CacheFlush);
-    returns the number of records written."""
+def measure_network(args, network, out, flush, records):
+    """Measures one network (its convolutions timed alone after `flush`, torch_bench.CacheFlush,
+    and written to `records` where that is a RecordWriter); returns the number of records written."""
     time_whole_steps(args, network, 0)
     args.network = network
     args.__dict__.pop("network_name", None)  # set by build() for a .pt bundle only
@@ -125,7 +139,7 @@ def measure_network(args, network, out, flush):
         if kernels == "ambiguous":
             ambiguous += 1
             continue
-        rows.append((direction, key, calls, [dict(k, cold_s=cold_seconds(k, flush)) for k in kernels]))
+        rows.append((direction, key, calls, [dict(k, cold_s=cold_seconds(k, flush, records)) for k in kernels]))
     after = profiled(step, args.steps)
     name = getattr(args, "network_name", network)
     written = 0
@@ -181,18 +195,22 @@ def main():
     p.add_argument("--warmup", type=int, default=2, help="with --runs: steps before the timed ones")
     p.add_argument("--dnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "dnnperf"))
     p.add_argument("--time-budget", type=float, default=0, help="seconds; networks not begun by then are left for a rerun (0: none)")
+    p.add_argument("--kernel-records", help="also write each convolution's cold timing as a measurement record (scripts/torch_bench.py's) "
+                   "to this file, resumed: real networks' kernels for dnnperf fit's compute models")
     p.add_argument("-o", "--output", required=True, help="JSON lines, appended")
     args = p.parse_args()
     args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
     if args.batch <= 0 or args.steps <= 0 or args.iterations <= 0 or args.warmup < 0:
         fail("--batch, --steps and --iterations must be positive, --warmup not negative")
     torch.set_num_threads(args.threads)
+    LAYOUT["threads"] = torch.get_num_threads()
     start = time.time()
     try:
         os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         done = done_networks(args.output, args.batch, args.inference)
     except OSError as e:
         fail(f"{args.output}: {e.strerror}")
+    records = RecordWriter(args.kernel_records, True, {"torch": torch.__version__, "allocator": allocator.describe()}) if args.kernel_records else None
     failed = []
     flush = torch_bench.CacheFlush("cpu")
     with open(args.output, "a") as out:
@@ -206,7 +224,7 @@ def main():
                         if args.runs and not os.path.exists(run_file(args, network, r)):
                             time_whole_steps(args, network, r)
                     continue
-                measure_network(args, network, out, flush)
+                measure_network(args, network, out, flush, records)
             except SystemExit as e:  # one network that cannot be built or listed; the others still run
                 print(f"torch_step_warmth: {network}: {e}", file=sys.stderr)
                 failed.append(network)

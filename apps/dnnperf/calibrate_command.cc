@@ -79,9 +79,11 @@ int run_step(const std::string& what, const std::string& command) {
 }
 
 /// What measure_steps leaves for the fit: the composition networks' runs (fit --steps) and, on a
-/// CPU, their convolutions timed inside the steps and alone (fit --step-warmth); "" where none.
+/// CPU, their convolutions timed inside the steps and alone (fit --step-warmth) with the cold
+/// timings as measurement records (kernels: real networks' convolutions for the compute fit);
+/// "" where none.
 struct StepMeasurements {
-  std::string steps, step_warmth;
+  std::string steps, step_warmth, kernels;
 };
 
 /// Times real training steps and inferences of the composition networks into WORK/steps (two runs
@@ -109,6 +111,7 @@ StepMeasurements measure_steps(const Options& o, const std::string& work, const 
   // apart (StepWarmth::realized_share_inference).
   if (o.device == "cpu") {
     const std::string warmth = work + "/torch_cpu_step_warmth.jsonl";
+    const std::string kernels = work + "/torch_cpu_step_kernels.jsonl";
     std::string list;
     for (const std::string& file : files) list += " " + quote(file);
     for (const bool inference : {false, true}) {
@@ -122,10 +125,11 @@ StepMeasurements measure_steps(const Options& o, const std::string& work, const 
                        ": two runs each, and their convolutions timed inside them and alone (" + fixed(budget, 0) + " s at most)",
                    "timeout --kill-after=10 " + fixed(budget + 120, 0) + " " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_step_warmth.py") +
                        " --batch " + std::to_string(batch) + " --threads " + std::to_string(o.threads) + (inference ? " --inference" : "") + " --time-budget " +
-                       fixed(budget, 0) + " --runs " + quote(steps) + " --dnnperf " + quote(dnnperf) + " -o " + quote(warmth) + list) != 0)
+                       fixed(budget, 0) + " --runs " + quote(steps) + " --kernel-records " + quote(kernels) + " --dnnperf " + quote(dnnperf) + " -o " + quote(warmth) + list) != 0)
         std::cout << "calibrate: some composition networks failed (see above); the fit uses those that ran\n";
     }
     if (std::filesystem::exists(warmth)) out.step_warmth = warmth;
+    if (std::filesystem::exists(kernels)) out.kernels = kernels;
   } else {
     bool out_of_time = false;
     for (const bool inference : {false, true})
@@ -319,6 +323,9 @@ void run(const Options& o) {
   }
   if (!o.procs.empty() && std::filesystem::exists(collectives)) files.push_back(collectives);
   const StepMeasurements steps = measure_steps(o, work, self, [&] { return o.time_budget - elapsed(); });
+  // The composition networks' convolutions, timed cold as the generic sample's: shapes real
+  // networks have (other than those validated), which a sample of the shape space draws few of.
+  if (!steps.kernels.empty()) files.push_back(steps.kernels);
   std::cout << "calibrate: fitting (" << fixed(elapsed(), 0) << " s so far)\n";
   fit_files(files, hardware, o.output, work + "/report", !o.networks.empty(), steps.steps, work + "/networks", steps.step_warmth);
   std::cout << "calibrate: done in " << fixed(elapsed(), 0) << " s; measurements and report in " << work << "\n";

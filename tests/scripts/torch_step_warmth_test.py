@@ -33,10 +33,10 @@ def records(path):
 def main():
     dnnperf = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp()
-    out, runs = os.path.join(tmp, "warmth.jsonl"), os.path.join(tmp, "steps")
+    out, runs, kernels = os.path.join(tmp, "warmth.jsonl"), os.path.join(tmp, "steps"), os.path.join(tmp, "kernels.jsonl")
     nets = ["resnet18", "mobilenet_v2", "vgg11"]
     common = ["--dnnperf", dnnperf, "--batch", "2", "--input", "32", "--inference", "--steps", "2", "--iterations", "2", "--warmup", "1"]
-    p = run(*common, "--runs", runs, "-o", out, *nets, "no_such_network")
+    p = run(*common, "--runs", runs, "--kernel-records", kernels, "-o", out, *nets, "no_such_network")
     check("unknown_network_named_others_run", p.returncode == 1 and "no_such_network" in p.stderr and "failed: no_such_network" in p.stderr, p.stderr[-600:])
     rs = records(out) if os.path.exists(out) else []
     by_net = {n: [r for r in rs if r["network"] == n] for n in nets}
@@ -52,8 +52,24 @@ def main():
     if ok:
         j = json.load(open(os.path.join(runs, "resnet18_b2_p1_inference_run1.json")))
         check("runs_as_ground_truth", j["network"] == "resnet18" and j["inference"] and j["procs"] == 1 and j["median_s"] > 0 and len(j["samples_s"]) == 2, json.dumps(j)[:300])
-    p = run(*common, "--runs", runs, "-o", out, *nets)
-    check("resume_measures_nothing_again", p.returncode == 0 and len(records(out)) == len(rs), p.stderr[-400:])
+    # The cold timings as measurement records: each kernel once, the first of its timings.
+    ks = records(kernels) if os.path.exists(kernels) else []
+    timed = [r for r in ks if r.get("type") == "record"]
+    ident = [json.dumps([r["op"], r["params"]], sort_keys=True) for r in timed]
+    first = {}
+    for r in rs:
+        for k in r["kernels"]:
+            first.setdefault(json.dumps([k["op"], k["params"]], sort_keys=True), k["cold_s"])
+    check("kernel_records_once_each", ks and ks[0].get("type") == "context" and len(ident) == len(set(ident)) and set(ident) == set(first),
+          f"{len(ident)} records, {len(set(ident))} distinct, {len(first)} kernels in the step records")
+    check("kernel_records_as_calibration_times_them",
+          all(r["status"] == "ok" and r["layout"].get("caches") == "cold" and r["layout"].get("threads") == 1 and r["repetitions"] >= 5
+              and r["seconds"]["median"] == first.get(i) for r, i in zip(timed, ident)), json.dumps(timed[:1])[:400])
+    sc = subprocess.run([dnnperf, "score", "--hardware", "cpu", kernels], capture_output=True, text=True)
+    check("kernel_records_read_by_dnnperf", sc.returncode == 0 and f"{len(timed)} measured kernels" in sc.stdout, (sc.stdout + sc.stderr)[-400:])
+    p = run(*common, "--runs", runs, "--kernel-records", kernels, "-o", out, *nets)
+    check("resume_measures_nothing_again", p.returncode == 0 and len(records(out)) == len(rs) and len([r for r in records(kernels) if r.get("type") == "record"]) == len(timed),
+          p.stderr[-400:])
 
     # A profile with a step warmth to realize: a generic sample and a calibration's hot pairs.
     profile = os.path.join(tmp, "warm.json")
