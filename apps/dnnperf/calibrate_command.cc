@@ -55,10 +55,14 @@ constexpr double kCoRunReserve = 40;
 // COMPOSITION), two runs each: what a whole step costs beyond its kernels, for the prediction
 // intervals; on a CPU with their convolutions timed inside the steps and alone, for the warmth
 // each kind realizes (~65 s and ~21 s for the seven on the 2-core VM at batch 4, 64x64, in a slow
-// hour; one process per kind).
-constexpr double kStepReserve = 115;
+// hour; one process per kind; and the inferences' convolutions at batch 16, ~17 s).
+constexpr double kStepReserve = 135;
 // Of that, what the inferences keep from the training steps before them.
 constexpr double kInferenceStepReserve = 25;
+// Of that too, on a CPU, the inferences' convolutions timed inside them and alone at a validated
+// larger batch (no whole-step runs; ~17 s for the seven on the VM at batch 16).
+constexpr double kLargeBatchInferenceReserve = 20;
+constexpr int kLargeInferenceBatch = 16;
 // On a CPU, convolutions of a CNN's layers timed cold and then back to back (torch_bench.py
 // --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
 constexpr double kWarmthReserve = 45;
@@ -89,8 +93,8 @@ struct StepMeasurements {
 /// Times real training steps and inferences of the composition networks into WORK/steps (two runs
 /// each, as `validate --save-measured` keeps them; runs already there are kept). On a CPU one
 /// process per kind does it (scripts/torch_step_warmth.py --runs), timing each network's
-/// convolutions inside its step and alone between its two runs; on a GPU, a torch_train.py
-/// process per run.
+/// convolutions inside its step and alone between its two runs, and a third process the
+/// inferences' convolutions at batch 16 (no runs); on a GPU, a torch_train.py process per run.
 StepMeasurements measure_steps(const Options& o, const std::string& work, const std::string& dnnperf, const std::function<double()>& time_left) {
   const std::string networks = work + "/networks";
   const std::string steps = work + "/steps";
@@ -114,18 +118,32 @@ StepMeasurements measure_steps(const Options& o, const std::string& work, const 
     const std::string kernels = work + "/torch_cpu_step_kernels.jsonl";
     std::string list;
     for (const std::string& file : files) list += " " + quote(file);
-    for (const bool inference : {false, true}) {
-      // Networks not begun by then are left for a rerun; inferences keep their ~25 s.
-      const double budget = time_left() - kFitReserve - (inference ? 0.0 : kInferenceStepReserve);
+    // The whole steps at batch 4 (--runs), then the inferences' convolutions at batch 16 too: a
+    // larger batch's step leaves other operands warm than a small one's, and a share fitted at
+    // batch 4 alone priced batch-16 inferences' convolutions at too little of their savings
+    // (MobileNetV2's ran at half their cold time; docs/fitting.md).
+    struct Pass {
+      int batch;
+      bool inference, runs;
+      double later;  // seconds kept for the passes after it
+    };
+    const std::vector<Pass> passes{{batch, false, true, kInferenceStepReserve + kLargeBatchInferenceReserve},
+                                   {batch, true, true, kLargeBatchInferenceReserve},
+                                   {kLargeInferenceBatch, true, false, 0.0}};
+    for (const Pass& pass : passes) {
+      const std::string what = std::string(pass.inference ? "inferences" : "training steps") + " at batch " + std::to_string(pass.batch);
+      // Networks not begun by then are left for a rerun.
+      const double budget = time_left() - kFitReserve - pass.later;
       if (budget < 5) {
-        std::cout << "calibrate: no time left for the composition networks' " << (inference ? "inferences" : "training steps") << " (rerun to resume)\n";
+        std::cout << "calibrate: no time left for the composition networks' " << what << " (rerun to resume)\n";
         continue;
       }
-      if (run_step(std::string("the composition networks' ") + (inference ? "inferences" : "training steps") + " at batch " + std::to_string(batch) +
-                       ": two runs each, and their convolutions timed inside them and alone (" + fixed(budget, 0) + " s at most)",
+      if (run_step("the composition networks' " + what + ": " + (pass.runs ? "two runs each, and their" : "their") +
+                       " convolutions timed inside them and alone (" + fixed(budget, 0) + " s at most)",
                    "timeout --kill-after=10 " + fixed(budget + 120, 0) + " " + o.python + " " + quote(std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_step_warmth.py") +
-                       " --batch " + std::to_string(batch) + " --threads " + std::to_string(o.threads) + (inference ? " --inference" : "") + " --time-budget " +
-                       fixed(budget, 0) + " --runs " + quote(steps) + " --kernel-records " + quote(kernels) + " --dnnperf " + quote(dnnperf) + " -o " + quote(warmth) + list) != 0)
+                       " --batch " + std::to_string(pass.batch) + " --threads " + std::to_string(o.threads) + (pass.inference ? " --inference" : "") + " --time-budget " +
+                       fixed(budget, 0) + (pass.runs ? " --runs " + quote(steps) : std::string()) + " --kernel-records " + quote(kernels) + " --dnnperf " + quote(dnnperf) +
+                       " -o " + quote(warmth) + list) != 0)
         std::cout << "calibrate: some composition networks failed (see above); the fit uses those that ran\n";
     }
     if (std::filesystem::exists(warmth)) out.step_warmth = warmth;
