@@ -52,7 +52,8 @@ def main():
     if ok:
         j = json.load(open(os.path.join(runs, "resnet18_b2_p1_inference_run1.json")))
         check("runs_as_ground_truth", j["network"] == "resnet18" and j["inference"] and j["procs"] == 1 and j["median_s"] > 0 and len(j["samples_s"]) == 2, json.dumps(j)[:300])
-    # The cold timings as measurement records: each kernel once, the first of its timings.
+    # The cold timings as measurement records: each kernel once, the first of its timings (a
+    # kernel whose shape the second profile missed has a record and no step record).
     ks = records(kernels) if os.path.exists(kernels) else []
     timed = [r for r in ks if r.get("type") == "record"]
     ident = [json.dumps([r["op"], r["params"]], sort_keys=True) for r in timed]
@@ -60,11 +61,11 @@ def main():
     for r in rs:
         for k in r["kernels"]:
             first.setdefault(json.dumps([k["op"], k["params"]], sort_keys=True), k["cold_s"])
-    check("kernel_records_once_each", ks and ks[0].get("type") == "context" and len(ident) == len(set(ident)) and set(ident) == set(first),
+    check("kernel_records_once_each", ks and ks[0].get("type") == "context" and len(ident) == len(set(ident)) and set(first) <= set(ident),
           f"{len(ident)} records, {len(set(ident))} distinct, {len(first)} kernels in the step records")
     check("kernel_records_as_calibration_times_them",
           all(r["status"] == "ok" and r["layout"].get("caches") == "cold" and r["layout"].get("threads") == 1 and r["repetitions"] >= 5
-              and r["seconds"]["median"] == first.get(i) for r, i in zip(timed, ident)), json.dumps(timed[:1])[:400])
+              and r["seconds"]["median"] == first.get(i, r["seconds"]["median"]) for r, i in zip(timed, ident)), json.dumps(timed[:1])[:400])
     sc = subprocess.run([dnnperf, "score", "--hardware", "cpu", kernels], capture_output=True, text=True)
     check("kernel_records_read_by_dnnperf", sc.returncode == 0 and f"{len(timed)} measured kernels" in sc.stdout, (sc.stdout + sc.stderr)[-400:])
     p = run(*common, "--runs", runs, "--kernel-records", kernels, "-o", out, *nets)
