@@ -210,7 +210,10 @@ def main():
         done = done_networks(args.output, args.batch, args.inference)
     except OSError as e:
         fail(f"{args.output}: {e.strerror}")
-    records = RecordWriter(args.kernel_records, True, {"torch": torch.__version__, "allocator": allocator.describe()}) if args.kernel_records else None
+    try:
+        records = RecordWriter(args.kernel_records, True, {"torch": torch.__version__, "allocator": allocator.describe()}) if args.kernel_records else None
+    except OSError as e:
+        fail(f"--kernel-records {args.kernel_records}: {e.strerror}")
     failed = []
     flush = torch_bench.CacheFlush("cpu")
     with open(args.output, "a") as out:

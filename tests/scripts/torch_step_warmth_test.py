@@ -68,6 +68,8 @@ def main():
               and r["seconds"]["median"] == first.get(i, r["seconds"]["median"]) for r, i in zip(timed, ident)), json.dumps(timed[:1])[:400])
     sc = subprocess.run([dnnperf, "score", "--hardware", "cpu", kernels], capture_output=True, text=True)
     check("kernel_records_read_by_dnnperf", sc.returncode == 0 and f"{len(timed)} measured kernels" in sc.stdout, (sc.stdout + sc.stderr)[-400:])
+    p = run(*common, "--kernel-records", tmp, "-o", out, "resnet18")
+    check("kernel_records_not_a_file_named", p.returncode != 0 and f"--kernel-records {tmp}: Is a directory" in p.stderr and "Traceback" not in p.stderr, p.stderr[-400:])
     p = run(*common, "--runs", runs, "--kernel-records", kernels, "-o", out, *nets)
     check("resume_measures_nothing_again", p.returncode == 0 and len(records(out)) == len(rs) and len([r for r in records(kernels) if r.get("type") == "record"]) == len(timed),
           p.stderr[-400:])
