@@ -332,6 +332,10 @@ def main():
                         help="with --cold: time every convolution again right after, back to back without evicting "
                              "(records with layout caches = hot): what a kernel saves where a step left its operands and its "
                              "library's buffers in the cache (dnnperf fit's step warmth)")
+    parser.add_argument("--ops", help="time only the GEMMs and convolutions of these ops (comma-separated: gemm, conv_forward, conv_backward_data, "
+                        "conv_backward_filter), anchors included")
+    parser.add_argument("--max-kernels", type=int, default=0,
+                        help="time at most this many of the listed GEMMs and convolutions (anchors first; those the output has already count)")
     parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
                         "as dnnperf validate passes them); instead of --shapes")
     parser.add_argument("--anchors", action="store_true",
@@ -368,6 +372,16 @@ def main():
             return 1
         # Anchors are never paired: they are samples, which put the file on the others' speed.
         kernels += [dict(k, anchor=True) for k in interleaved(json.loads(listed))] if args.anchors and not kernels else interleaved(json.loads(listed))
+    if args.ops:
+        ops = [o for o in args.ops.split(",") if o]
+        unknown = [o for o in ops if o not in ("gemm", "conv_forward", "conv_backward_data", "conv_backward_filter")]
+        if unknown:
+            raise SystemExit(f"torch_bench: --ops: unknown op(s) {', '.join(unknown)} (gemm, conv_forward, conv_backward_data, conv_backward_filter)")
+        kernels = [k for k in kernels if k["op"] in ops]
+    if args.max_kernels < 0:
+        raise SystemExit("torch_bench: --max-kernels must be positive (0: all)")
+    if args.max_kernels:
+        kernels = kernels[:args.max_kernels]
     if args.kernels:
         try:
             with open(args.kernels) as f:

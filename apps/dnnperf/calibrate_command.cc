@@ -72,6 +72,16 @@ constexpr double kCornerReserve = 45;
 // On a CPU, the convolutions of CNNs' last stages at small inputs (late:180, below), timed without
 // anchors: ~50 s on the family-25 VM (2026-12-03; the first sixty 16-18 s).
 constexpr double kLateReserve = 55;
+// On a CPU, the sample's GEMMs timed first, anchors included, before the sample's interleaved
+// run: the cache-blocked GEMM model needs 84 GEMMs in each of its held-out folds' training sets
+// (fitting/compute/compute_fit.cc), which the wide and skinny corners' 48 do not make alone. The
+// interleaved sample gives GEMMs a quarter of its kernels, and in a slow hour on the 2-core VM
+// (2026-12-03, 11:27) its 38 s reached 136 kernels, 35 of them GEMMs: 80 in all, the model was
+// not fitted, and the tiles priced the batch-4 classifiers' GEMMs of ResNet-18/50, MobileNetV2 and
+// DenseNet-121 1.5-1.8x their time (4-11% off by the blocked model of a calibration at 08:28;
+// data/measurements/cpu-vm-2core-2026-12-03-midday/). At most this share of the sample's time.
+constexpr int kSampleGemms = 70;
+constexpr double kSampleGemmShare = 0.6;
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -287,8 +297,17 @@ void run(const Options& o) {
   // With the default set, a fifth of that goes to convolutions drawn as a CNN's layers are
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
   // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
-  const double sample_budget = with_cnn ? 0.8 * left : left;
-  if (left > 10 &&
+  double sample_budget = with_cnn ? 0.8 * left : left;
+  if (corners_measured && left > 10) {
+    const double started = elapsed();
+    if (run_step("the first " + std::to_string(kSampleGemms) + " GEMMs of " + shapes + " (" + fixed(kSampleGemmShare * sample_budget, 0) + " s at most)",
+                 o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --ops gemm --max-kernels " +
+                     std::to_string(kSampleGemms) + " --time-budget " + fixed(kSampleGemmShare * sample_budget, 0) + " --dnnperf " + quote(self) + " -o " +
+                     quote(kernels)) != 0)
+      throw InputError("the GEMM measurements failed (see above); rerun to resume");
+    sample_budget -= elapsed() - started;
+  }
+  if (left > 10 && sample_budget > 5 &&
       run_step("GEMMs and convolutions of " + shapes + " (" + fixed(sample_budget, 0) + " s at most)",
                o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --time-budget " + fixed(sample_budget, 0) +
                    " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
