@@ -332,10 +332,11 @@ def main():
                         help="with --cold: time every convolution again right after, back to back without evicting "
                              "(records with layout caches = hot): what a kernel saves where a step left its operands and its "
                              "library's buffers in the cache (dnnperf fit's step warmth)")
-    parser.add_argument("--ops", help="time only the GEMMs and convolutions of these ops (comma-separated: gemm, conv_forward, conv_backward_data, "
-                        "conv_backward_filter), anchors included")
+    parser.add_argument("--ops", help="of the shape sets (--anchors, --shapes), time only the kernels of these ops (comma-separated: gemm, "
+                        "conv_forward, conv_backward_data, conv_backward_filter)")
     parser.add_argument("--max-kernels", type=int, default=0,
-                        help="time at most this many of the listed GEMMs and convolutions (anchors first; those the output has already count)")
+                        help="of the shape sets (--anchors, --shapes), time at most the first this many, in the order they are taken "
+                             "(anchors first; those the output has already count)")
     parser.add_argument("--kernels", help="a JSON list of {\"op\", \"params\"} to time (a profile's reference_kernels, "
                         "as dnnperf validate passes them); instead of --shapes")
     parser.add_argument("--anchors", action="store_true",
