@@ -375,9 +375,9 @@ def main():
         kernels += [dict(k, anchor=True) for k in interleaved(json.loads(listed))] if args.anchors and not kernels else interleaved(json.loads(listed))
     if args.ops:
         ops = [o for o in args.ops.split(",") if o]
-        unknown = [o for o in ops if o not in ("gemm", "conv_forward", "conv_backward_data", "conv_backward_filter")]
+        unknown = [o for o in ops if o not in SHAPE_SET_OPS]
         if unknown:
-            raise SystemExit(f"torch_bench: --ops: unknown op(s) {', '.join(unknown)} (gemm, conv_forward, conv_backward_data, conv_backward_filter)")
+            raise SystemExit(f"torch_bench: --ops: unknown op(s) {', '.join(unknown)} ({', '.join(SHAPE_SET_OPS)})")
         kernels = [k for k in kernels if k["op"] in ops]
     if args.max_kernels < 0:
         raise SystemExit("torch_bench: --max-kernels must be positive (0: all)")
@@ -493,6 +493,10 @@ def anchor_set(device):
     """The anchors of the default calibration on this device: dnnperf calibrate draws its sample
     under 2 GFLOP per kernel on a CPU, 200 on CUDA (calibrate_command.cc)."""
     return "anchors:200" if str(device).startswith("cuda") else "anchors:2"
+
+
+# The ops a shape set lists (dnnperf bench --list-shapes): what --ops chooses from.
+SHAPE_SET_OPS = ("gemm", "conv_forward", "conv_backward_data", "conv_backward_filter")
 
 
 def interleaved(kernels):

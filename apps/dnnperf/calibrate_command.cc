@@ -298,20 +298,19 @@ void run(const Options& o) {
   // (cnn:200:4): the free sample puts few of the small-image, many-channel layers networks run at
   // small inputs, and the batch-1 layers PyTorch keeps from oneDNN (docs/fitting.md).
   double sample_budget = with_cnn ? 0.8 * left : left;
+  // The sample into its one file: `only` adds torch_bench's --ops and --max-kernels.
+  const auto time_sample = [&](const std::string& what, const std::string& only, double budget) {
+    if (run_step(what + " of " + shapes + " (" + fixed(budget, 0) + " s at most)",
+                 o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + only + " --time-budget " + fixed(budget, 0) +
+                     " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
+      throw InputError("measuring " + what + " failed (see above); rerun to resume");
+  };
   if (corners_measured && left > 10) {
     const double started = elapsed();
-    if (run_step("the first " + std::to_string(kSampleGemms) + " GEMMs of " + shapes + " (" + fixed(kSampleGemmShare * sample_budget, 0) + " s at most)",
-                 o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --ops gemm --max-kernels " +
-                     std::to_string(kSampleGemms) + " --time-budget " + fixed(kSampleGemmShare * sample_budget, 0) + " --dnnperf " + quote(self) + " -o " +
-                     quote(kernels)) != 0)
-      throw InputError("the GEMM measurements failed (see above); rerun to resume");
+    time_sample("the first " + std::to_string(kSampleGemms) + " GEMMs", " --ops gemm --max-kernels " + std::to_string(kSampleGemms), kSampleGemmShare * sample_budget);
     sample_budget -= elapsed() - started;
   }
-  if (left > 10 && sample_budget > 5 &&
-      run_step("GEMMs and convolutions of " + shapes + " (" + fixed(sample_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --shapes " + shapes + max_flops + cold + anchors + common + " --time-budget " + fixed(sample_budget, 0) +
-                   " --dnnperf " + quote(self) + " -o " + quote(kernels)) != 0)
-    throw InputError("the GEMM and convolution measurements failed (see above); rerun to resume");
+  if (left > 10 && sample_budget > 5) time_sample("GEMMs and convolutions", "", sample_budget);
   for (const Corner& c : corners)
     if (corners_measured && kernel_time_left() > 10 &&
         run_step(std::string(c.what) + " (" + c.set + ")", o.python + " " + quote(script) + " --shapes " + c.set + (c.capped ? max_flops : "") + cold +
