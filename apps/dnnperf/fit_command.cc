@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -160,7 +161,26 @@ struct FitOptions {
   std::string steps;          // ground-truth runs of networks not validated: the step's own spread
   std::string step_networks;  // where their network files are, if not where the runs recorded them
   std::string step_warmth;    // convolutions timed inside steps and alone (scripts/torch_step_warmth.py)
+  std::string time_weight = "auto";  // the structural fits' time weighting: an exponent, or auto (time_weight_exponents)
+  double time_exponent = 0;          // the exponent of this fit (weigh_by_time)
 };
+
+/// The exponents of the structural fits' time weighting (fitting::weigh_by_time) `fit` tries: the
+/// one --time-weight names, or with `auto` none and 0.5 where --steps runs can choose between them
+/// (those whose predictions of the runs have the least mean squared log error), else none.
+std::vector<double> time_weight_exponents(const FitOptions& o) {
+  if (o.time_weight == "auto") return o.steps.empty() ? std::vector<double>{0.0} : std::vector<double>{0.0, 0.5};
+  std::size_t used = 0;
+  double exponent = -1;
+  try {
+    exponent = std::stod(o.time_weight, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != o.time_weight.size() || !(exponent >= 0 && exponent <= 2))
+    throw InputError("--time-weight: '" + o.time_weight + "' is neither auto nor an exponent from 0 to 2");
+  return {exponent};
+}
 
 /// The compute family `--family` asks for a kernel class: "analytic", "regression" or "both" (the
 /// better one held out). The option is a family for every class, or a comma list of CLASS=FAMILY
@@ -347,18 +367,25 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
 /// re-timed reference kernels are compared with every kernel the fit timed (`timed`), not only
 /// the sixteen the new profile keeps: a refit that adds samples moves the quantiles those are
 /// picked at, and the runs were kept with another profile's.
-void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::vector<std::pair<Kernel, double>>& timed) {
-  if (o.steps.empty() && o.step_warmth.empty()) return;
+/// Returns the runs' RMS log error (nullopt without --steps runs).
+std::optional<double> fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::vector<std::pair<Kernel, double>>& timed) {
+  if (o.steps.empty() && o.step_warmth.empty()) return std::nullopt;
   HardwareProfile fitted = hardware_profile_from_json(profile, o.output.empty() ? "the fitted profile" : o.output);
   if (o.steps.empty()) {  // the realized shares alone, from convolutions timed inside steps
     StepNetworks networks;
     const std::array<double, 2> shares = fit_in_step_shares(fitted, o, networks, profile);
     if (shares[0] >= 0) profile["device"]["step_warmth"]["realized_share"] = shares[0];
     if (shares[1] >= 0) profile["device"]["step_warmth"]["realized_share_inference"] = shares[1];
-    return;
+    return std::nullopt;
   }
   if (!timed.empty()) fitted.reference_kernels = timed;
   const StepComposition s = fit_realized_warmth(fitted, o, profile);
+  std::optional<double> rms;
+  if (!s.cases.empty()) {
+    double squares = 0;
+    for (const auto& c : s.cases) squares += c.log_error * c.log_error;
+    rms = std::sqrt(squares / static_cast<double>(s.cases.size()));
+  }
   std::cout << "\nwhole steps against their kernels (" << o.steps << "; " << s.cases.size() << " runs";
   if (s.drift.count)
     std::cout << ", timed at " << fixed(s.drift.median, 2) << "x the calibration's kernel times (" << s.drift.count << " reference kernels; 10-90%: " << fixed(s.drift.low, 2)
@@ -378,7 +405,7 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
   for (const std::string& why : s.skipped) std::cout << "skipped: " << why << "\n";
   if (!s.estimated) {
     std::cout << "step spread: not estimated (" << s.cases.size() << " single-process runs; at least " << kMinSteps << " needed)\n";
-    return;
+    return rms;
   }
   std::cout << "step spread beyond the kernels': " << fixed(100 * s.sigma, 1) << "% (log sigma; mean error of the predictions " << fixed(100 * (std::exp(-s.bias) - 1), 1)
             << "%); prediction intervals add it\n";
@@ -402,6 +429,7 @@ void fit_step_spread(const FitOptions& o, nlohmann::json& profile, const std::ve
               << "; measure again when it is quiet\n";
   profile["device"]["step_sigma"] = s.sigma;
   profile["sources"]["step_sigma"] = "dnnperf fit --steps " + o.steps + " on " + bench::utc_now() + ": " + std::to_string(s.cases.size()) + " runs";
+  return rms;
 }
 
 void write_profile(const FitOptions& o, const nlohmann::json& profile) {
@@ -530,6 +558,10 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
       s = {g->gemm, "per_image_gemm", s.seconds / static_cast<double>(g->images)};
       ++as_gemms;
     }
+  fitting::weigh_by_time(data.samples, o.time_exponent);
+  if (o.time_exponent > 0)
+    std::cout << "structural fits (cache-blocked GEMM, direct convolution) weigh each kernel by (its time / its class's median)^" << fixed(o.time_exponent, 2)
+              << ", within " << fixed(fitting::kMinTimeWeight, 2) << "-" << fixed(fitting::kMaxTimeWeight, 0) << "\n";
   if (as_gemms)
     std::cout << as_gemms << " 1x1 convolutions of batches under " << device.pointwise_conv_gemm_below_batch
               << " fitted as the per-image GEMMs " << data.library << " runs them as (class per_image_gemm; models/compute/conv_as_gemm.h)\n";
@@ -767,9 +799,13 @@ std::string describe_library_choices(const std::vector<LibraryChoice>& choices) 
   return text.str() + "\n";
 }
 
-void run_fit(const FitOptions& o) {
-  if (o.files.empty()) throw InputError("no measurement files");
-  family_for(o.family, "gemm");  // refuse a malformed --family before any work
+/// A fitted profile and how well it priced the --steps runs (their RMS log error; nullopt without).
+struct FittedProfile {
+  nlohmann::json profile;
+  std::optional<double> steps_rms;
+};
+
+FittedProfile fit_profile(const FitOptions& o) {
   const auto kinds = parse_models(o.models);
   const HardwareProfile base = find_hardware_profile(o.hardware);
   nlohmann::json profile = read_json_file(base.path);
@@ -791,9 +827,8 @@ void run_fit(const FitOptions& o) {
   for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) {
     if (!compute && !fitted.co_running) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
-    fit_step_spread(o, profile, fitted.timed);
-    write_profile(o, profile);
-    return;
+    const std::optional<double> rms = fit_step_spread(o, profile, fitted.timed);
+    return {profile, rms};
   }
 
   std::vector<std::string> algorithms;
@@ -919,8 +954,7 @@ void run_fit(const FitOptions& o) {
 
   profile["communication"] = communication_section(chosen);
   profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
-  fit_step_spread(o, profile, fitted.timed);
-  write_profile(o, profile);
+  const std::optional<double> rms = fit_step_spread(o, profile, fitted.timed);
   if (!o.plots.empty()) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
     points.close();
@@ -929,6 +963,63 @@ void run_fit(const FitOptions& o) {
     const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/fit_points.csv' >/dev/null 2>&1";
     std::cout << (std::system(cmd.c_str()) == 0 ? "plots in " + o.plots + "\n" : "plots not made (matplotlib missing?); data in " + o.plots + "/fit_points.csv\n");
   }
+  return {profile, rms};
+}
+
+/// Sends std::cout to a string while it lives: a candidate fit's report, printed only if kept.
+class CapturedOutput {
+ public:
+  CapturedOutput() : previous_(std::cout.rdbuf(text_.rdbuf())) {}
+  ~CapturedOutput() { std::cout.rdbuf(previous_); }
+  CapturedOutput(const CapturedOutput&) = delete;
+  CapturedOutput& operator=(const CapturedOutput&) = delete;
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::streambuf* previous_;
+};
+
+void run_fit(const FitOptions& options) {
+  if (options.files.empty()) throw InputError("no measurement files");
+  family_for(options.family, "gemm");  // refuse a malformed --family before any work
+  const std::vector<double> exponents = time_weight_exponents(options);
+  if (exponents.size() == 1) {
+    FitOptions o = options;
+    o.time_exponent = exponents.front();
+    const FittedProfile fitted = fit_profile(o);
+    write_profile(o, fitted.profile);
+    return;
+  }
+  // Each candidate whole, its report held back; the kept one's is printed. Candidates after the
+  // first write their plots to a folder of their own.
+  struct Candidate {
+    double exponent;
+    FittedProfile fitted;
+    std::string report;
+  };
+  std::vector<Candidate> candidates;
+  for (const double exponent : exponents) {
+    FitOptions o = options;
+    o.time_exponent = exponent;
+    if (!o.plots.empty() && !candidates.empty()) o.plots += "/time_weight_" + fixed(exponent, 2);
+    CapturedOutput captured;
+    FittedProfile fitted = fit_profile(o);
+    candidates.push_back({exponent, std::move(fitted), captured.text()});
+  }
+  const Candidate* kept = &candidates.front();
+  for (const Candidate& c : candidates)
+    if (c.fitted.steps_rms && (!kept->fitted.steps_rms || *c.fitted.steps_rms < *kept->fitted.steps_rms - 1e-9)) kept = &c;
+  std::cout << kept->report;
+  std::string tried;
+  for (const Candidate& c : candidates)
+    tried += (tried.empty() ? "" : ", ") + fixed(c.exponent, 2) + ": " + (c.fitted.steps_rms ? fixed(100 * *c.fitted.steps_rms, 1) + "%" : std::string("-"));
+  std::cout << "\ntime weight of the structural fits chosen on the --steps runs (their RMS log error at each exponent: " << tried << "): kept "
+            << fixed(kept->exponent, 2) << (kept->exponent > 0 ? "" : " (unweighted)") << "\n";
+  nlohmann::json profile = kept->fitted.profile;
+  profile["sources"]["time_weight"] = "structural GEMM and convolution fits weighted by (time / class median)^" + fixed(kept->exponent, 2) +
+                                      ", chosen on the --steps runs' RMS log error (" + tried + ")";
+  write_profile(options, profile);
 }
 
 struct CommOptions {
@@ -1033,6 +1124,10 @@ void add_fit_command(CLI::App& app) {
                 "convolutions of networks other than those to be validated, timed inside their steps and alone (scripts/torch_step_warmth.py): where hot pairs fitted a step's warmth, the share of it that training steps and inferences realize, fitted on these rather than on whole --steps runs");
   c->add_option("--dtype", o->dtype, "element type of the GEMMs and convolutions to fit (one per fit; default: f32 where measured, else the most measured)");
   c->add_flag("--measured-kernels", o->measured_kernels, "also keep the measured GEMMs and convolutions: kernels of those shapes are priced by their measured time");
+  c->add_option("--time-weight", o->time_weight,
+                "weigh each GEMM and convolution in the structural fits by (its time / its class's median)^X, X from 0 (alike) to 2; auto: with --steps, "
+                "fit with 0 and 0.5 and keep the one whose predictions of the runs err least, else 0")
+      ->capture_default_str();
   c->callback([o] { run_fit(*o); });
 }
 

@@ -347,7 +347,8 @@ struct Bound {
 };
 
 /// Fits a structural model's continuous parameters, in their log form (log_parameters,
-/// with_log_parameters), to `samples` by Ceres with a Huber loss on log errors, each within its
+/// with_log_parameters), to `samples` by Ceres with a Huber loss on log errors (each sample's
+/// scaled by its weight), each within its
 /// bound, those `held` at their start; `make` builds one measurement's residual functor. The robust cost with the fitted model;
 /// nullopt if Ceres found nothing.
 template <typename Residual, int N, typename Model, typename Make>
@@ -355,8 +356,11 @@ std::optional<std::pair<double, Model>> solve_log_parameters(const Model& start,
                                                              std::initializer_list<Bound> bounds, const std::vector<int>& held = {}) {
   auto p = log_parameters(start);
   ceres::Problem problem;
-  for (const ComputeSample* s : samples)
-    problem.AddResidualBlock(new ceres::AutoDiffCostFunction<Residual, 1, N>(new Residual(make(*s))), new ceres::HuberLoss(0.1), p.data());
+  for (const ComputeSample* s : samples) {
+    ceres::LossFunction* loss = new ceres::HuberLoss(0.1);
+    if (s->weight != 1) loss = new ceres::ScaledLoss(loss, s->weight, ceres::TAKE_OWNERSHIP);
+    problem.AddResidualBlock(new ceres::AutoDiffCostFunction<Residual, 1, N>(new Residual(make(*s))), loss, p.data());
+  }
   for (const Bound& b : bounds)
     for (int i = b.first; i <= b.last; ++i) {
       problem.SetParameterLowerBound(p.data(), i, b.low);
@@ -766,6 +770,22 @@ std::int64_t regression_blocking(const std::vector<ComputeSample>& samples) {
 }
 
 }  // namespace
+
+void weigh_by_time(std::vector<ComputeSample>& samples, double exponent) {
+  if (!(exponent >= 0)) throw InputError("a time weight's exponent must be at least 0 (got " + std::to_string(exponent) + ")");
+  std::map<std::string, std::vector<double>> times;
+  for (const ComputeSample& s : samples)
+    if (s.kernel.cls == KernelClass::gemm || s.kernel.cls == KernelClass::conv) times[s.kernel_class].push_back(s.seconds);
+  std::map<std::string, double> median;
+  for (auto& [cls, t] : times) {
+    std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+    median[cls] = t[t.size() / 2];
+  }
+  for (ComputeSample& s : samples) {
+    const auto it = median.find(s.kernel_class);
+    s.weight = it == median.end() || exponent == 0 ? 1.0 : std::clamp(std::pow(s.seconds / it->second, exponent), kMinTimeWeight, kMaxTimeWeight);
+  }
+}
 
 std::optional<DType> keep_one_matrix_type(ComputeData& data, std::optional<DType> dtype) {
   std::map<DType, int> counts;

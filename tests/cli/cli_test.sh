@@ -236,7 +236,8 @@ with open(f"{steps}/reference_kernels.jsonl", "w") as out:
     out.write(json.dumps(dict(other, seconds={"median": 2 * other["seconds"]["median"]})) + "\n")
 json.dump(expected, open(f"{steps}/../steps_expected.json", "w"))
 PY
-"$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps" -o "$tmp/steps.json" > "$tmp/steps.txt" 2>&1
+# One fit (--time-weight 0): the runs were made at that fit's prices.
+"$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps" --time-weight 0 -o "$tmp/steps.json" > "$tmp/steps.txt" 2>&1
 /usr/bin/python3 - "$bin" "$tmp/steps.json" "$tmp/steps_expected.json" "$tmp/both.json" <<'PY' && grep -q "timed at 2.00x the calibration's kernel times" "$tmp/steps.txt" \
   && echo "ok   fit_steps" || { echo "FAIL fit_steps"; tail -12 "$tmp/steps.txt"; fail=1; }
 import json, math, subprocess, sys
@@ -252,7 +253,23 @@ assert abs(spread - math.sqrt(expected[0][1] ** 2 + sigma ** 2)) < 1e-3 * spread
 PY
 grep -q "warning: the steps' kernels" "$tmp/steps.txt" && { echo "FAIL fit_steps_no_bias_warning"; fail=1; } || echo "ok   fit_steps_no_bias_warning"
 check fit_steps_bias 0 "warning: the steps' kernels priced them 3[0-9]\.[0-9]% below their measured time on average, [0-9.]+ standard errors from none" -- \
-  "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps_biased" -o "$tmp/biased.json"
+  "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps_biased" --time-weight 0 -o "$tmp/biased.json"
+# --time-weight auto (the default with --steps): a fit unweighted and one weighted by time, the one
+# that prices the runs best kept, the figures in its sources.
+"$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu --steps "$tmp/steps" -o "$tmp/weighted.json" > "$tmp/weighted.txt" 2>&1
+/usr/bin/python3 - "$tmp/weighted.txt" "$tmp/weighted.json" <<'PY' && echo "ok   fit_time_weight_auto" || { echo "FAIL fit_time_weight_auto"; tail -5 "$tmp/weighted.txt"; fail=1; }
+import json, re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"time weight of the structural fits chosen on the --steps runs \(their RMS log error at each exponent: 0\.00: ([0-9.]+)%, 0\.50: ([0-9.]+)%\): kept ([0-9.]+)", text)
+assert m, text[-600:]
+unweighted, weighted, kept = map(float, m.groups())
+assert unweighted != weighted, (unweighted, weighted)  # the weights reached the structural fits
+assert kept == (0.5 if weighted < unweighted else 0.0), m.groups()
+assert text.count("whole steps against their kernels") == 1  # the kept fit's report only
+assert ("weigh each kernel by (its time" in text) == (kept > 0)
+assert "(time / class median)^%.2f" % kept in json.load(open(sys.argv[2]))["sources"]["time_weight"]
+PY
+check fit_time_weight_bad 1 "--time-weight: 'heavy' is neither auto nor an exponent from 0 to 2" -- "$bin" fit "$meas" --time-weight heavy -o "$tmp/heavy.json"
 check fit_steps_too_few 0 'step spread: not estimated \(1 single-process runs; at least 3 needed\)' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_one" -o "$tmp/one.json"
 check fit_steps_missing_network 1 "gone.onnx_b2_p1_train_run0.json: network file '/nonexistent/gone.onnx' is not there" -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_missing" -o "$tmp/gone.json"
 check fit_steps_no_dir 1 'no such directory of ground-truth runs' -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/nowhere" -o "$tmp/nowhere.json"

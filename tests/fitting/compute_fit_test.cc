@@ -783,3 +783,21 @@ TEST_CASE("The large-output edge is placed within the outputs measured, not extr
   const GemmShape wgrad{4096, 25088, 4, 1, true, false};
   CHECK(b.seconds(wgrad, 4) == Approx(0.315).epsilon(0.5));
 }
+
+TEST_CASE("Time weights follow each GEMM and convolution class's median, within bounds", "[fitting][compute]") {
+  const auto gemm_of = [](std::int64_t m) { return gemm_kernel(Phase::forward, {m, 64, 64, 1, false, false}, DType::f32); };
+  std::vector<ComputeSample> samples = {{gemm_of(8), "gemm", 1e-4}, {gemm_of(16), "gemm", 1e-3}, {gemm_of(32), "gemm", 1e-2},
+                                        {gemm_of(64), "gemm", 1e-8}, {gemm_of(128), "gemm", 10.0},
+                                        {pass_kernel(KernelClass::copy, 1e6, 1e6), "memory", 1.0}};
+  weigh_by_time(samples, 0.5);
+  // The GEMMs' median is 1e-3 s; the memory pass is no structural fit's sample.
+  CHECK(samples[0].weight == Approx(std::sqrt(0.1)));
+  CHECK(samples[1].weight == Approx(1.0));
+  CHECK(samples[2].weight == Approx(std::sqrt(10.0)));
+  CHECK(samples[3].weight == Approx(kMinTimeWeight));
+  CHECK(samples[4].weight == Approx(kMaxTimeWeight));
+  CHECK(samples[5].weight == 1.0);
+  weigh_by_time(samples, 0);
+  for (const ComputeSample& s : samples) CHECK(s.weight == 1.0);
+  CHECK_THROWS_WITH(weigh_by_time(samples, -1), Catch::Contains("at least 0"));
+}
