@@ -646,15 +646,7 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
       if (smp.kernel.cls != KernelClass::gemm && smp.kernel.cls != KernelClass::conv)
         points << smp.kernel_class << ",analytic," << smp.kernel.flops << "," << smp.kernel.bytes_read + smp.kernel.bytes_written << "," << smp.seconds << ","
                << fitted_analytic.seconds(smp.kernel, {}) << "," << shape_label(smp.kernel) << "\n";
-    points.close();
-    const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_compute_fit.py";
-    const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/compute_points.csv' >/dev/null 2>&1";
-    std::cout << (std::system(cmd.c_str()) == 0 ? "compute plots in " + o.plots + "\n" : "compute plots not made (matplotlib missing?); data in " + o.plots + "/compute_points.csv\n");
-    // Whether the analytic family's error is still a function of the shape (scripts/residual_structure.py).
-    const std::string structure = "/usr/bin/python3 '" + std::string(DNNPERF_SOURCE_DIR) + "/scripts/residual_structure.py' '" + o.plots +
-                                  "/compute_points.csv' > '" + o.plots + "/residual_structure.txt' 2>&1";
-    std::cout << (std::system(structure.c_str()) == 0 ? "is the analytic family's error left in the shape: " + o.plots + "/residual_structure.txt\n"
-                                                      : "residual structure not examined (scikit-learn missing?): " + o.plots + "/residual_structure.txt\n");
+    points.close();  // drawn by draw_report, once a fit is kept
   }
   nlohmann::json& d = profile["device"];
   d["peak_flops"]["fp32"] = analytic.device.peak_flops.at(MathMode::fp32);
@@ -959,11 +951,26 @@ FittedProfile fit_profile(const FitOptions& o) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
     points.close();
     held_out.close();
-    const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_fit.py";
-    const std::string cmd = "/usr/bin/python3 '" + script + "' '" + o.plots + "/fit_points.csv' >/dev/null 2>&1";
-    std::cout << (std::system(cmd.c_str()) == 0 ? "plots in " + o.plots + "\n" : "plots not made (matplotlib missing?); data in " + o.plots + "/fit_points.csv\n");
   }
   return {profile, rms};
+}
+
+/// The report's plots, from the points a kept fit wrote into `dir` (compute_points.csv, fit_points.csv),
+/// and whether the analytic family's error is still a function of the shape (scripts/residual_structure.py).
+void draw_report(const std::string& dir) {
+  if (dir.empty()) return;
+  const std::string scripts = std::string(DNNPERF_SOURCE_DIR) + "/scripts/";
+  if (std::filesystem::exists(dir + "/compute_points.csv")) {
+    const std::string plot = "/usr/bin/python3 '" + scripts + "plot_compute_fit.py' '" + dir + "/compute_points.csv' >/dev/null 2>&1";
+    std::cout << (std::system(plot.c_str()) == 0 ? "compute plots in " + dir + "\n" : "compute plots not made (matplotlib missing?); data in " + dir + "/compute_points.csv\n");
+    const std::string structure = "/usr/bin/python3 '" + scripts + "residual_structure.py' '" + dir + "/compute_points.csv' > '" + dir + "/residual_structure.txt' 2>&1";
+    std::cout << (std::system(structure.c_str()) == 0 ? "is the analytic family's error left in the shape: " + dir + "/residual_structure.txt\n"
+                                                      : "residual structure not examined (scikit-learn missing?): " + dir + "/residual_structure.txt\n");
+  }
+  if (std::filesystem::exists(dir + "/fit_points.csv")) {
+    const std::string plot = "/usr/bin/python3 '" + scripts + "plot_fit.py' '" + dir + "/fit_points.csv' >/dev/null 2>&1";
+    std::cout << (std::system(plot.c_str()) == 0 ? "plots in " + dir + "\n" : "plots not made (matplotlib missing?); data in " + dir + "/fit_points.csv\n");
+  }
 }
 
 /// Sends std::cout to a string while it lives: a candidate fit's report, printed only if kept.
@@ -988,15 +995,17 @@ void run_fit(const FitOptions& options) {
     FitOptions o = options;
     o.time_exponent = exponents.front();
     const FittedProfile fitted = fit_profile(o);
+    draw_report(o.plots);
     write_profile(o, fitted.profile);
     return;
   }
-  // Each candidate whole, its report held back; the kept one's is printed. Candidates after the
-  // first write their plots to a folder of their own.
+  // Each candidate whole, its report held back; the kept one's is printed and drawn. Candidates
+  // after the first write their report's points to a folder of their own.
   struct Candidate {
     double exponent;
     FittedProfile fitted;
     std::string report;
+    std::string plots;
   };
   std::vector<Candidate> candidates;
   for (const double exponent : exponents) {
@@ -1005,12 +1014,13 @@ void run_fit(const FitOptions& options) {
     if (!o.plots.empty() && !candidates.empty()) o.plots += "/time_weight_" + fixed(exponent, 2);
     CapturedOutput captured;
     FittedProfile fitted = fit_profile(o);
-    candidates.push_back({exponent, std::move(fitted), captured.text()});
+    candidates.push_back({exponent, std::move(fitted), captured.text(), o.plots});
   }
   const Candidate* kept = &candidates.front();
   for (const Candidate& c : candidates)
     if (c.fitted.steps_rms && (!kept->fitted.steps_rms || *c.fitted.steps_rms < *kept->fitted.steps_rms - 1e-9)) kept = &c;
   std::cout << kept->report;
+  draw_report(kept->plots);
   std::string tried;
   for (const Candidate& c : candidates)
     tried += (tried.empty() ? "" : ", ") + fixed(c.exponent, 2) + ": " + (c.fitted.steps_rms ? fixed(100 * *c.fitted.steps_rms, 1) + "%" : std::string("-"));

@@ -541,6 +541,10 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
   using I = DirectConvIndex;
   constexpr int last_path = kConvPaths - 1;
   const double rate = std::log(1e6), slow = std::log(100.0);
+  // The filter streamed per image is a weight gradient's term (direct_conv.h): held at none in the
+  // other directions, where fitted it wandered (0.4-17 MB edges) and priced inferences worse.
+  std::vector<int> held;
+  if (phase != Phase::backward_weight) held = {I::image_weight_bandwidth, I::weight_cache_bytes};
   return solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
       start, convs, make,
       {{I::rate, I::rate + last_path, rate, std::log(1e17)},
@@ -551,6 +555,8 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
        {I::output_bandwidth, I::output_bandwidth + last_path, rate, std::log(1e14)},
        {I::call_overhead, I::call_overhead, std::log(1e-8), std::log(1e-2)},
        {I::native_call_overhead, I::native_call_overhead, std::log(1e-8), std::log(1e-2)},
+       {I::image_weight_bandwidth, I::image_weight_bandwidth, rate, std::log(1e14)},
+       {I::weight_cache_bytes, I::weight_cache_bytes, std::log(1e5), std::log(1e9)},
        {I::large_bytes, I::large_bytes, std::log(1e5), std::log(1e12)},
        {I::large_slowdown, I::large_slowdown, std::log(1e-3), slow},
        {I::narrow_input_fill_exponent, I::narrow_input_fill_exponent, 0.0, 4.0},
@@ -560,7 +566,8 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
        {I::depthwise_window_exponent, I::depthwise_window_exponent, -2.0, 2.0},
        {I::image_call, I::image_call, std::log(1e-9), std::log(1e-3)},
        {I::native_leftover_columns, I::native_leftover_columns, std::log(1e-3), std::log(1e4)},
-       {I::native_misaligned, I::native_misaligned, 0.0, std::log(50.0)}});
+       {I::native_misaligned, I::native_misaligned, 0.0, std::log(50.0)}},
+      held);
 }
 
 /// The direct model of one direction's training convolutions of the most measured element type:
@@ -603,6 +610,7 @@ std::optional<DirectConv> solve_direct_conv(const std::vector<const ComputeSampl
       d.native_leftover_columns = 10, d.native_misaligned_slowdown = 2;
     }
     d.image_call_s = 1e-7;
+    if (phase == Phase::backward_weight) d.image_weight_bandwidth = bandwidth, d.weight_cache_bytes = 2e6;
     d.lanes = lanes;
     d.rate.fill(rate);
     d.input_bandwidth.fill(bandwidth);

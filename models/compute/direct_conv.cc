@@ -66,6 +66,10 @@ std::array<double, kDirectConvParameters> log_parameters(const DirectConv& m) {
   p[I::image_call] = std::log(std::max(m.image_call_s, 1e-30));  // 0 in older profiles: 1e-30 s, nothing
   p[I::native_leftover_columns] = std::log(std::max(m.native_leftover_columns, 1e-30));
   p[I::native_misaligned] = std::log(std::max(m.native_misaligned_slowdown, 1.0));
+  // Without the term (0 in older profiles and other directions): a filter streamed past 1 GB at
+  // 1e14 bytes/s, nothing to speak of, and within the bounds a fit holds it at.
+  p[I::image_weight_bandwidth] = std::log(m.image_weight_bandwidth > 0 ? m.image_weight_bandwidth : 1e14);
+  p[I::weight_cache_bytes] = std::log(m.weight_cache_bytes > 0 ? m.weight_cache_bytes : 1e9);
   return p;
 }
 
@@ -90,6 +94,10 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   m.large_weight_slowdown = 1 + std::exp(p[I::large_weight_slowdown]);
   m.depthwise_window_exponent = p[I::depthwise_window_exponent];
   m.image_call_s = std::exp(p[I::image_call]);
+  if (m.image_weight_bandwidth > 0) {
+    m.image_weight_bandwidth = std::exp(p[I::image_weight_bandwidth]);
+    m.weight_cache_bytes = std::exp(p[I::weight_cache_bytes]);
+  }
   if (m.native_column_block > 0) {
     m.native_leftover_columns = std::exp(p[I::native_leftover_columns]);
     m.native_misaligned_slowdown = std::exp(p[I::native_misaligned]);

@@ -39,6 +39,18 @@
 //
 //   + N groups image_call           (native and gemm paths)
 //
+// and oneDNN's JIT weight gradients (direct, pointwise paths) accumulate a batch an image at a time
+// into the whole filter's gradient, so one that does not stay in a core's cache is streamed once
+// per image (the backward_weight direction's model only; the others' data showed no such term):
+//
+//   + N weight_bytes spill(weight_bytes) / image_weight_bandwidth     (direct and pointwise paths)
+//
+// with spill(W) = w^4 / (1 + w^4), w = W / weight_cache_bytes. On the Intel VM (2 MiB of L2,
+// 2026-12-03) a 512x512 3x3 weight gradient (9 MB) over 2x2 images takes 2.3 ms at batch 2 and
+// 0.38 ms more per image, ~24 GB/s of filter per image, where its arithmetic alone is 0.13 ms;
+// without the term the late stages' weight gradients of ResNet-50 at batch 16 were priced 35-65%
+// fast (data/measurements/cpu-vm-2core-2026-12-03-intel/). Profiles fitted before it have none.
+//
 // The native path's GEMM has the image's output pixels as its columns (its reduction, for weight
 // gradients), and a BLAS runs them in whole blocks and a leftover: where the profile names the
 // BLAS's block B and vector v (native_column_block, native_column_vector: those of the fitted
@@ -124,6 +136,10 @@ struct DirectConv {
   /// (depthwise where groups > 1, else direct).
   bool gemm_path = false;
   double image_call_s = 0;  // per image and group on the native and gemm paths; 0 in older profiles
+  /// The filter streamed once per image on the JIT paths past weight_cache_bytes (bytes/s); 0: no
+  /// such term (profiles fitted before it).
+  double image_weight_bandwidth = 0;
+  double weight_cache_bytes = 0;
   /// The BLAS's column block and vector on the native path (0: the columns are not priced; profiles
   /// fitted before the term, and fits without a cache-blocked GEMM model).
   std::int64_t native_column_block = 0, native_column_vector = 0;
@@ -171,7 +187,8 @@ struct DirectConvIndex {
   static constexpr int image_call = depthwise_window_exponent + 1;
   static constexpr int native_leftover_columns = image_call + 1, native_misaligned = native_leftover_columns + 1;
   static constexpr int native_call_overhead = native_misaligned + 1;
-  static constexpr int count = native_call_overhead + 1;
+  static constexpr int image_weight_bandwidth = native_call_overhead + 1, weight_cache_bytes = image_weight_bandwidth + 1;
+  static constexpr int count = weight_cache_bytes + 1;
 };
 constexpr int kDirectConvParameters = DirectConvIndex::count;
 /// Those every fit has: the native path's column and call terms are optional.
@@ -245,8 +262,13 @@ T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, const DirectConvL
                     weights * (T(1) + exp(p[I::large_weight_slowdown]) * rw / (T(1) + rw)) * exp(-p[I::weight_bandwidth]) +
                     output * exp(-p[I::output_bandwidth + path])) *
                    (T(1) + exp(p[I::large_slowdown]) * r / (T(1) + r));
-  if (parts) parts[0] = arithmetic, parts[1] = memory;
-  return arithmetic + memory + exp(p[path_taken == ConvPath::native && layout.native_call ? I::native_call_overhead : I::call_overhead]);
+  T streamed = T(0);
+  if (path_taken == ConvPath::direct || path_taken == ConvPath::pointwise) {
+    const T w = pow(T(weights) * exp(-p[I::weight_cache_bytes]), 4.0);
+    streamed = n * weights * w / (T(1) + w) * exp(-p[I::image_weight_bandwidth]);
+  }
+  if (parts) parts[0] = arithmetic, parts[1] = memory + streamed;
+  return arithmetic + memory + streamed + exp(p[path_taken == ConvPath::native && layout.native_call ? I::native_call_overhead : I::call_overhead]);
 }
 
 }  // namespace dnnperf

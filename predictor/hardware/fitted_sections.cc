@@ -379,6 +379,7 @@ nlohmann::json direct_conv_section(const DirectConv& d) {
                       {"large_weight_bytes", d.large_weight_bytes}, {"large_weight_slowdown", d.large_weight_slowdown},
                       {"dtype", std::string(dtype_name(d.dtype))}};
   j["image_call_s"] = d.image_call_s;
+  if (d.image_weight_bandwidth > 0) j["image_weight_bandwidth"] = d.image_weight_bandwidth, j["weight_cache_bytes"] = d.weight_cache_bytes;
   if (d.native_call_overhead_s > 0) j["native_call_overhead_s"] = d.native_call_overhead_s;
   if (d.native_column_block > 0) {
     j["native_column_block"] = d.native_column_block, j["native_column_vector"] = d.native_column_vector;
@@ -439,6 +440,10 @@ DirectConv read_direct_conv_section(const nlohmann::json& j, const std::string& 
   if (r.has("image_call_s")) {
     d.image_call_s = r.real("image_call_s", std::nullopt);
     if (!(d.image_call_s >= 0 && d.image_call_s < 1)) r.fail("image_call_s", "must be in [0, 1) seconds");
+  }
+  if (r.has("image_weight_bandwidth") || r.has("weight_cache_bytes")) {  // profiles fitted before the term have neither
+    d.image_weight_bandwidth = r.positive("image_weight_bandwidth");
+    d.weight_cache_bytes = r.positive("weight_cache_bytes");
   }
   // Profiles fitted before the term, and fits without a blocked GEMM model, have none of these.
   if (r.has("native_column_block") || r.has("native_column_vector") || r.has("native_column_cleanup") || r.has("native_leftover_columns") ||

@@ -801,3 +801,48 @@ TEST_CASE("Time weights follow each GEMM and convolution class's median, within 
   for (const ComputeSample& s : samples) CHECK(s.weight == 1.0);
   CHECK_THROWS_WITH(weigh_by_time(samples, -1), Catch::Contains("at least 0"));
 }
+
+TEST_CASE("The direct model streams a filter past the core's cache once per image", "[fitting][compute]") {
+  DirectConv truth;
+  truth.lanes = 16, truth.rate = {80e9, 70e9, 30e9, 5e9}, truth.input_fill_exponent = 1.0, truth.output_fill_exponent = 0.5;
+  truth.window_exponent = 0.0, truth.input_bandwidth = {10e9, 10e9, 5e9, 4e9}, truth.weight_bandwidth = 8e9;
+  truth.output_bandwidth = {8e9, 8e9, 4e9, 3e9}, truth.call_overhead_s = 5e-6;
+  truth.image_weight_bandwidth = 25e9, truth.weight_cache_bytes = 2e6;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  const auto pick = [&](std::initializer_list<std::int64_t> v) { return *(v.begin() + static_cast<std::ptrdiff_t>(rng() % v.size())); };
+  ComputeData data;
+  data.threads = 1;
+  while (data.samples.size() < 240) {
+    ConvShape c;
+    c.n = pick({2, 4, 8, 16, 32});
+    c.c = pick({16, 32, 64, 128, 256, 512, 1024});
+    c.k = pick({16, 64, 128, 256, 512, 1024, 2048});
+    c.h = c.w = pick({2, 4, 8, 14, 28});
+    c.r = c.s = pick({1, 3});
+    c.pad_h = c.pad_w = c.r / 2;
+    c.p = c.q = c.h;
+    const Kernel k = conv_kernel(Phase::backward_weight, c, DType::f32);
+    if (k.flops > 2e9) continue;
+    data.samples.push_back({k, "conv_backward_filter", truth.seconds(c, Phase::backward_weight, 4) * std::exp(noise(rng))});
+  }
+  const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
+  const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::backward_weight)];
+  REQUIRE(d.enabled());
+  INFO("filter streamed per image past " << d.weight_cache_bytes << " bytes at " << d.image_weight_bandwidth << " bytes/s");
+  CHECK(d.weight_cache_bytes == Approx(2e6).epsilon(0.3));
+  CHECK(d.image_weight_bandwidth == Approx(25e9).epsilon(0.3));
+  REQUIRE(f.choices.size() == 1);
+  CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
+  // A 512x512 3x3 filter (9.4 MB) over 2x2 images: each image streams it once more.
+  ConvShape late;
+  late.n = 16, late.c = late.k = 512, late.h = late.w = late.p = late.q = 2, late.r = late.s = 3, late.pad_h = late.pad_w = 1;
+  ConvShape fewer = late;
+  fewer.n = 2;
+  const double per_image = (d.seconds(late, Phase::backward_weight, 4) - d.seconds(fewer, Phase::backward_weight, 4)) / 14;
+  CHECK(per_image > 0.8 * 512 * 512 * 9 * 4 / 25e9);
+  // A profile without the term prices none of it.
+  DirectConv older = truth;
+  older.image_weight_bandwidth = older.weight_cache_bytes = 0;
+  CHECK(older.seconds(late, Phase::backward_weight, 4) < truth.seconds(late, Phase::backward_weight, 4) - 14 * 0.9 * 512 * 512 * 9 * 4 / 25e9);
+}

@@ -249,6 +249,19 @@ TEST_CASE("A direct convolution model with the gemm path writes five paths and i
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("image_call_s");
   });
   CHECK(load_hardware_profile(old).device.direct_conv[0].image_call_s == 0.0);
+  // The filter streamed per image: written and read back where fitted, absent (none) before it,
+  // and one without the other named.
+  DirectConv streamed = d;
+  streamed.image_weight_bandwidth = 2.5e10, streamed.weight_cache_bytes = 2e6;
+  const DirectConv read_streamed = load_hardware_profile(section(streamed)).device.direct_conv[static_cast<int>(Phase::backward_weight)];
+  CHECK(read_streamed.image_weight_bandwidth == Approx(2.5e10));
+  CHECK(read_streamed.weight_cache_bytes == Approx(2e6));
+  CHECK_FALSE(direct_conv_section(d).contains("image_weight_bandwidth"));
+  const std::string half = write_variant("half_streamed", [&](nlohmann::json& j) {
+    j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(streamed);
+    j["device"]["efficiency"]["direct_conv"]["forward"].erase("weight_cache_bytes");
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(half), Catch::Contains("efficiency.direct_conv.forward: field 'weight_cache_bytes'"));
   // Lists of different lengths are named.
   const std::string mixed = write_variant("mixed_paths", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
