@@ -542,7 +542,8 @@ std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const Direct
   constexpr int last_path = kConvPaths - 1;
   const double rate = std::log(1e6), slow = std::log(100.0);
   // The filter streamed per image is a weight gradient's term (direct_conv.h): held at none in the
-  // other directions, where fitted it wandered (0.4-17 MB edges) and priced inferences worse.
+  // other directions, where fitted on the Intel VM its edge wandered over 0.4-17 MB between two
+  // calibrations (inference 11.2 -> 12.0% on one, unchanged on the other).
   std::vector<int> held;
   if (phase != Phase::backward_weight) held = {I::image_weight_bandwidth, I::weight_cache_bytes};
   return solve_log_parameters<DirectConvResidual, kDirectConvParameters>(
