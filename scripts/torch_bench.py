@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch calibration backend: times the kernels dnnperf's lowering produces (GEMMs and the three
 convolution directions; with --memory-sizes the memory-bound passes: copy, elementwise, activation,
-softmax, max pooling and its backward, average pooling, training batch norm and its backward,
+ReLU6 as a training step runs it, softmax, max pooling and its backward, average pooling, training batch norm and its backward,
 embedding gathers and SGD, momentum and Adam steps through torch.optim; --large-memory-sizes the
 passes a whole parameter set makes, over larger buffers) through torch, on the CPU
 or a CUDA device, into dnnperf
@@ -24,6 +24,7 @@ so that `dnnperf fit` can put files measured in different sessions on one speed 
 machine's speed moves by 10-100%).
 """
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -39,7 +40,7 @@ keep_freed_memory()  # before torch allocates anything
 
 import torch  # noqa: E402
 
-from dnnperf_py import op_host  # noqa: E402
+from dnnperf_py import machine, op_host  # noqa: E402
 from dnnperf_py.conv_shape import conv_output  # noqa: E402
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
 import socket  # noqa: E402
@@ -64,18 +65,50 @@ def image(x):
     return x[: c * side * side].view(1, c, side, side)
 
 
-def optimizer_step(kind):
-    """One optimizer step over one parameter tensor, through torch.optim as a training loop runs it."""
-    state = {}
+# Tensors an optimizer step reads per element of its parameter: the parameter and its gradient,
+# and the optimizer's state (momentum's velocity; Adam's first and second moments).
+OPTIMIZER_TENSORS = {"sgd": 2, "momentum": 3, "adam": 4}
 
-    def step(x, y):
-        n = x.numel()
-        if n not in state:  # one parameter per buffer size, its optimizer state kept across repetitions
-            p = torch.nn.Parameter(x.clone())
-            p.grad = y.clone()
-            state[n] = torch.optim.SGD([p], lr=0.01, momentum=0.9 if kind == "momentum" else 0) if kind != "adam" else torch.optim.Adam([p], lr=1e-3)
-        state[n].step()
-    return step
+
+def rotation_bytes(device):
+    """Bytes a rotation of optimizer steps spans (optimizer_rotation): twice the last-level cache
+    (CPU: the largest one sysfs lists; CUDA: the L2), at least 64 MiB and at most 1 GiB."""
+    if str(device).startswith("cuda"):
+        llc = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0)
+    else:
+        llc = max(machine.cpu().get("caches", {}).values(), default=0)
+    return min(max(2 * llc, 64 << 20), 1 << 30)
+
+
+def optimizer_rotation(kind, n, device):
+    """One optimizer step per call through torch.optim, as a training loop runs it, over a
+    parameter of n elements: a different one each call, taken in turn from as many as span
+    rotation_bytes() with their gradients and state. A step meets every parameter cold, last
+    touched a whole pass ago; stepping one parameter again and again keeps it in the cache, which
+    on the Intel VM (2026-12-03, L3 480 MiB) ran a 16 MiB SGD step at 42 GB/s where the networks'
+    updates streamed at 20-22 GB/s."""
+    optimizers = []
+    for _ in range(rotated_parameters(kind, n, device)):
+        # Constant values: cheap to make, and the updates stay far from zero and from denormals.
+        p = torch.nn.Parameter(torch.full((n,), 0.5, device=device))
+        p.grad = torch.full((n,), 1e-3, device=device)
+        opt = torch.optim.Adam([p], lr=1e-3) if kind == "adam" else torch.optim.SGD([p], lr=0.01, momentum=0.9 if kind == "momentum" else 0)
+        opt.step()  # its state made here, not in a timed step
+        optimizers.append(opt)
+    turn = itertools.cycle(optimizers)
+    return lambda: next(turn).step()
+
+
+def rotated_parameters(kind, n, device):
+    """How many parameters optimizer_rotation takes in turn (at most 1024: small ones stay
+    cached, but their step's cost is its calls, not its bytes)."""
+    return max(1, min(1024, -(-rotation_bytes(device) // (OPTIMIZER_TENSORS[kind] * 4 * n))))
+
+
+def optimizer_kind(op):
+    """'sgd', 'momentum' or 'adam' for an optimizer pass (memory_sgd, ...); None for other ops."""
+    kind = op.removeprefix("memory_")
+    return kind if kind in OPTIMIZER_TENSORS else None
 
 
 def batch_norm(x, y):
@@ -111,6 +144,25 @@ def backward_of(forward):
     return step
 
 
+def relu6_in_training(x):
+    """ReLU6 as torchvision's modules run it in a training step: in place (inplace=True) on a
+    tensor autograd tracks. PyTorch 1.13's hardtanh_ then clones its input and copies the result
+    back, three passes where ReLU's in-place threshold makes one (the Intel VM, 2026-12-03: 0.19
+    ms against 0.026 over 1.6 MB; under no_grad it is one pass): MobileNetV2's 35 ReLU6 layers
+    took 5.2 ms of a 54 ms forward at batch 16, priced at 1.5 as plain passes. The tracked input
+    is made before each repetition, untimed (`prepare`, which measure() runs)."""
+    leaf = x.detach().requires_grad_()
+    made = {}
+
+    def prepare():
+        made["input"] = leaf * 1.0
+
+    def call():
+        torch.nn.functional.hardtanh(made["input"], 0.0, 6.0, inplace=True)
+    call.prepare = prepare
+    return call
+
+
 def max_pool_graph(xi):
     return torch.nn.functional.max_pool2d(xi, 3, 2, 1), [xi]
 
@@ -127,6 +179,8 @@ MEMORY_OPS = {
     "memory_copy": (1, 1, lambda x, y: y.copy_(x)),
     "memory_elementwise": (2, 1, lambda x, y: torch.add(x, x, out=y)),
     "memory_activation": (1, 1, lambda x, y: torch.nn.functional.relu(x)),
+    # make_call builds it (relu6_in_training): its input is made afresh for each repetition.
+    "memory_relu6": (1, 1, None),
     "memory_softmax": (1, 1, lambda x, y: torch.softmax(x.view(-1, 1024), dim=1)),
     # The other kernel classes the lowering produces; traffic per element of the buffer as the
     # lowering counts it (fitting/compute/compute_fit.cc turns the records back into kernels).
@@ -143,9 +197,10 @@ MEMORY_OPS = {
     "memory_batch_norm_backward": (4, 1, backward_of(batch_norm_graph)),
     "memory_batch_norm_inference": (1, 1, batch_norm_inference),
     "memory_embedding": (1, 1, lambda x, y: torch.nn.functional.embedding(EMBED_IDS.on(x), x.view(-1, 256))),
-    "memory_sgd": (2, 1, optimizer_step("sgd")),
-    "memory_momentum": (3, 2, optimizer_step("momentum")),
-    "memory_adam": (4, 3, optimizer_step("adam")),
+    # Optimizer steps: make_call rotates their parameters (optimizer_rotation), so no function here.
+    "memory_sgd": (2, 1, None),
+    "memory_momentum": (3, 2, None),
+    "memory_adam": (4, 3, None),
     # Training-mode dropout: a random draw per element, the scaled output and a one-byte mask.
     "memory_dropout": (1, 1.25, lambda x, y: torch.nn.functional.dropout(x, 0.1, training=True)),
 }
@@ -199,6 +254,10 @@ def make_call(op, p, device):
     def rand(*shape):
         return torch.rand(*shape, generator=g).mul_(2).sub_(1).to(device)  # uniform in [-1, 1): never zeros
 
+    if optimizer_kind(op):
+        return optimizer_rotation(optimizer_kind(op), p["bytes"] // 4, device)
+    if op == "memory_relu6":
+        return relu6_in_training(rand(p["bytes"] // 4))
     if op in MEMORY_OPS:
         n = p["bytes"] // 4
         x, y = rand(n), rand(n)
@@ -258,7 +317,10 @@ def measure(call, device, target, flush=None):
     back without waiting: a training step lasts as long as the slower of the two timelines."""
     cuda = device.startswith("cuda")
     sync = torch.cuda.synchronize if cuda else (lambda: None)
+    prepare = getattr(call, "prepare", None)  # untimed, before each call (relu6_in_training)
     for _ in range(2):
+        if prepare:
+            prepare()
         call()
     sync()
     metrics = {}
@@ -280,6 +342,9 @@ def measure(call, device, target, flush=None):
     while len(samples) < 5 or (spent < target and len(samples) < most):
         if flush:
             flush()
+        if prepare:
+            prepare()
+        if flush or prepare:
             sync()
         t0 = time.perf_counter()
         if cuda:
@@ -548,6 +613,8 @@ def blank_record(args, kern, layout, caches):
     record_layout = dict(layout, caches=caches) if caches else layout
     if kern["op"].startswith("memory_") and args.device.startswith("cuda"):
         record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
+    if optimizer_kind(kern["op"]):  # each step meets its parameter cold (optimizer_rotation)
+        record_layout = dict(record_layout, rotated_parameters=rotated_parameters(optimizer_kind(kern["op"]), kern["params"]["bytes"] // 4, args.device))
     return {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
             "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
             "host": socket.gethostname(), "date": utc_now(), "status": "ok"}

@@ -267,7 +267,8 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
 
 /// With --step-warmth: the share of the hot pairs' savings realized inside real steps, per kind
 /// (training, inference), fitted on their convolutions timed in the step and alone
-/// (fitting/compute/realized_share_fit.h); -1 for a kind without enough networks.
+/// (fitting/compute/realized_share_fit.h); -1 for a kind without enough networks. Each fitted
+/// kind's excess beyond the cold times (StepWarmth::in_step_excess) goes into `profile`.
 std::array<double, 2> fit_in_step_shares(const HardwareProfile& fitted, const FitOptions& o, StepNetworks& networks, nlohmann::json& profile) {
   std::array<double, 2> shares{-1.0, -1.0};
   if (o.step_warmth.empty()) return shares;
@@ -294,8 +295,13 @@ std::array<double, 2> fit_in_step_shares(const HardwareProfile& fitted, const Fi
     shares[kind] = f.share;
     profile["sources"][kind ? "realized_share_inference" : "realized_share"] = "dnnperf fit --step-warmth " + o.step_warmth + " on " + bench::utc_now() + ": " +
                                                                                 std::to_string(f.observations) + " convolution shapes of " + std::to_string(f.networks) + " networks";
-    std::cout << "  share realized " << fixed(f.share, 2) << " +- " << fixed(f.standard_error, 2) << " (standard error, clustered by network); the time-weighted RMS of the saving "
-              << fixed(100 * f.rms_fitted, 1) << "% of the cold time (" << fixed(100 * f.rms_full, 1) << "% with all of it realized, " << fixed(100 * f.rms_none, 1) << "% with none)\n";
+    std::cout << "  share realized " << fixed(f.share, 2) << " +- " << fixed(f.standard_error, 2) << " (standard error, clustered by network)";
+    if (f.excess > 0) std::cout << ", and every convolution " << fixed(100 * f.excess, 1) << "% of its cold time slower than cold whatever it saves";
+    std::cout << "; the time-weighted RMS of the saving " << fixed(100 * f.rms_fitted, 1) << "% of the cold time (" << fixed(100 * f.rms_full, 1) << "% with all of it realized, "
+              << fixed(100 * f.rms_none, 1) << "% with none and no excess)\n";
+    std::cout << "  excess beyond the cold times " << (f.excess > 0 ? "kept" : "left out") << ": each network predicted by the others' fit errs " << fixed(100 * f.held_out_rms_with_excess, 1)
+              << "% of its cold time with it, " << fixed(100 * f.held_out_rms_share_only, 1) << "% with the share alone\n";
+    profile["device"]["step_warmth"][kind ? "in_step_excess_inference" : "in_step_excess"] = f.excess;
   }
   return shares;
 }
@@ -311,6 +317,9 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
   if (!warmth.enabled()) return step_composition(fitted, o.steps, o.step_networks);
   StepNetworks networks;  // loaded once for every share tried
   const std::array<double, 2> in_step = fit_in_step_shares(fitted, o, networks, profile);
+  const nlohmann::json& fitted_warmth = profile["device"]["step_warmth"];
+  warmth.in_step_excess = fitted_warmth.value("in_step_excess", 0.0);
+  warmth.in_step_excess_inference = fitted_warmth.value("in_step_excess_inference", -1.0);
   // Each run is priced at its own kind's share only, so one composition per share serves both.
   struct Tried {
     std::array<double, 2> mse{};       // training, inference

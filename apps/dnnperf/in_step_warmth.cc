@@ -27,6 +27,7 @@ PricedShapes price_convolutions(const Graph& graph, const HardwareProfile& hw, b
   const PricedStep step = price_step(graph, hw, config);  // lowered, with each kernel's residency
   StepWarmth full = hw.device.step_warmth;
   full.realized_share = full.realized_share_inference = 1;
+  full.in_step_excess = full.in_step_excess_inference = 0;  // the savings alone: the fit finds the excess beside them
   const ProfileComputeModel model(hw);
   PricedShapes shapes;
   for (const Kernel& k : step.kernels) {

@@ -52,6 +52,8 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     if (r.op == "memory_copy") k.cls = KernelClass::copy, k.bytes_read = b, k.bytes_written = b;
     else if (r.op == "memory_elementwise") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = static_cast<double>(n);
     else if (r.op == "memory_activation") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = static_cast<double>(n);
+    // ReLU6 in place on a tensor autograd tracks (PyTorch clones it first): its own family.
+    else if (r.op == "memory_relu6") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = 2.0 * static_cast<double>(n), k.pass = "relu6";
     else if (r.op == "memory_softmax") k.cls = KernelClass::reduction, k.bytes_read = b, k.bytes_written = b, k.flops = 5.0 * static_cast<double>(n), k.pass = "softmax";
     // Op-specific passes (scripts/torch_bench.py), with traffic as the lowering counts it for a
     // training step, and their pass family. Pooling: one 16-channel image, 3x3 max windows at
@@ -78,6 +80,16 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     else if (r.op == "memory_dropout") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b + static_cast<double>(n), k.flops = 2.0 * static_cast<double>(n), k.pass = "dropout";
     else if (r.op == "memory_adam") k.cls = KernelClass::elementwise, k.bytes_read = 4 * b, k.bytes_written = 3 * b, k.flops = 12.0 * static_cast<double>(n), k.pass = "adam";
     else throw InputError("no kernel the lowering emits is measured by " + r.op);
+    // An optimizer step timed over parameters taken in turn (scripts/torch_bench.py
+    // optimizer_rotation) met each one cold, as a training step's update does: it is one pass of
+    // a stream as long as the rotation, which the lowering's update passes are too
+    // (Kernel::footprint_bytes), so the fit prices it as the step will.
+    if (r.layout.is_object() && r.layout.contains("rotated_parameters")) {
+      const nlohmann::json& rotated = r.layout.at("rotated_parameters");
+      if (!rotated.is_number_integer() || rotated.get<std::int64_t>() < 1)
+        throw InputError(r.op + ": layout.rotated_parameters must be a positive integer, not " + rotated.dump());
+      k.footprint_bytes = static_cast<double>(rotated.get<std::int64_t>()) * (k.bytes_read + k.bytes_written);
+    }
     if (k.pass == "batch_norm" || k.pass == "batch_norm_backward" || k.pass == "batch_norm_inference") {
       // Its runs: the image's batch x channels where the record gives them (--bn-shapes), else
       // torch_bench's one image of pass_channels channels (16 on a CPU, 256 on a GPU).
@@ -671,7 +683,8 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
     // ran at 60% of a copy's rate there and the same from DRAM on the VM, 2026-12-02): one factor
     // for all priced SGD over 256 MiB 24% slow, and the optimizer steps of AlexNet and VGG-11 so.
     int beyond = 0;
-    for (const ComputeSample* s : samples) beyond += s->kernel.bytes_read + s->kernel.bytes_written > 2 * device.memory.cache_bytes;
+    for (const ComputeSample* s : samples)
+      beyond += std::max(s->kernel.bytes_read + s->kernel.bytes_written, s->kernel.footprint_bytes) > 2 * device.memory.cache_bytes;
     const bool own_dram = device.memory.dram_slowdown > 1 && beyond >= 2 && static_cast<int>(samples.size()) >= 6;
     // A rate per operation only where the family was measured at two arithmetic intensities at
     // least (pooling windows of several sizes and strides), three times each: else the
@@ -963,7 +976,9 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       const bool few_channel_gpu_batch_norm =
           r.op.rfind("memory_batch_norm", 0) == 0 && r.layout.is_object() && r.layout.value("device", std::string("cpu")) != "cpu" &&
           !(r.layout.contains("pass_channels") && r.layout["pass_channels"].is_number() && r.layout["pass_channels"].get<double>() >= 128);
-      const std::string id = r.op + r.params.dump() + r.dtype;
+      // An optimizer step over rotated parameters (met cold) is another measurement than one
+      // parameter stepped again and again: never a repeat of it, nor a session anchor for it.
+      const std::string id = r.op + r.params.dump() + r.dtype + (k->footprint_bytes > 0 ? "|rotated " + r.layout.at("rotated_parameters").dump() : "");
       hosts.insert(r.host);
       devices.insert(r.layout.value("device", std::string("?")));
       const int co_running = r.layout.is_object() && r.layout.contains("co_running") && r.layout["co_running"].is_number_integer()

@@ -6,13 +6,16 @@
 //
 // Each observation is one convolution shape of one network's step: the share of its cold time
 // the profile's warmth saves it with everything realized (f, priced for the step it ran in), and
-// the share the step measured (g = 1 - in step / cold). The share s minimises
+// the share the step measured (g = 1 - in step / cold). The share s and the excess e minimise
 //
-//   sum over observations  w * (g - s * f)^2        (w: the convolution's cold time per step)
+//   sum over observations  w * (g - s * f + e)^2        (w: the convolution's cold time per step)
 //
-// in [0, 1]. A network's convolutions share that network's errors (its residency replay, its
-// library's path), so the standard error is clustered by network and a share needs
-// kMinShareNetworks networks.
+// with s in [0, 1] and e in [0, kMostExcess]: e is what every convolution of a step pays beyond
+// its cold calibration (StepWarmth::in_step_excess), which a share alone cannot say — on the Intel
+// VM (2026-12-03) the networks whose warmth saved least ran slower in their steps than cold. A
+// network's convolutions share that network's errors (its residency replay, its library's path),
+// so the standard errors are clustered by network and a fit needs kMinShareNetworks networks; the
+// excess only where it lowers the clustered (leave-one-network-out) error of the share alone.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -28,13 +31,20 @@ struct InStepObservation {
 
 /// Networks needed before a share is fitted.
 inline constexpr std::size_t kMinShareNetworks = 3;
+/// The largest excess fitted: a step's convolutions at 1.5x their cold time is no longer warmth.
+inline constexpr double kMostExcess = 0.5;
 
 struct RealizedShareFit {
   bool fitted = false;
   double share = 1;
   double standard_error = 0;  // clustered by network
+  double excess = 0;          // StepWarmth::in_step_excess; 0 where the share alone predicts held-out networks as well
+  /// Time-weighted RMS of the held-out networks' g - s * f + e, each network predicted by the
+  /// fit to the others: with the excess and with the share alone.
+  double held_out_rms_with_excess = 0, held_out_rms_share_only = 0;
   std::size_t observations = 0, networks = 0;
-  /// Time-weighted RMS of g - s * f, in shares of the cold time: at the fitted share, at 1 and at 0.
+  /// Time-weighted RMS of g - s * f + e, in shares of the cold time: at the fitted share and
+  /// excess, and with no excess at share 1 and at 0.
   double rms_fitted = 0, rms_full = 0, rms_none = 0;
   struct Network {
     std::string name;

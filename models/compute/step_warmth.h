@@ -76,6 +76,17 @@ struct StepWarmth {
 
   /// The share for a step of this kind.
   double share(bool inference) const { return inference && realized_share_inference >= 0 ? realized_share_inference : realized_share; }
+  /// What a step's convolutions pay beyond their cold calibration, as a share of the cold time,
+  /// whatever they save: calibration's eviction (64 MiB) leaves a large last-level cache, its
+  /// page tables and the library's state partly warm, which a step's other tensors do not. On the
+  /// Intel VM (L3 480 MiB, 2026-12-03) ResNeXt-50's and ResNet-34's convolutions ran 0-7% slower
+  /// inside their steps than timed cold, where the warmth saved them 4-8%, and a 1 GiB eviction
+  /// made ResNet-50's batch-16 kernels 1.44x slower than the 64 MiB one. Fitted with the share on
+  /// convolutions timed inside steps (fitting/compute/realized_share_fit.h); 0: none.
+  double in_step_excess = 0;
+  /// The same for inference; < 0: as training's.
+  double in_step_excess_inference = -1;
+  double excess(bool inference) const { return inference && in_step_excess_inference >= 0 ? in_step_excess_inference : in_step_excess; }
 
   bool enabled() const { return cache_bytes > 0; }
 };
@@ -88,7 +99,8 @@ ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes);
 
 /// What `k` saves against `cold_seconds` where the step left it as warm as Kernel::resident says
 /// (0 for kernels other than convolutions, or where `warmth` is not enabled), in a training step
-/// or an inference (the share realized, StepWarmth::share).
+/// or an inference (the share realized, StepWarmth::share), less what every convolution of such a
+/// step pays beyond its cold time (StepWarmth::excess): negative where that is the larger.
 double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds, bool inference = false);
 
 }  // namespace dnnperf

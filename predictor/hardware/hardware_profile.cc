@@ -163,6 +163,12 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       sw.realized_share_inference = w.real("realized_share_inference", std::nullopt);
       if (!(sw.realized_share_inference >= 0 && sw.realized_share_inference <= 1)) w.fail("realized_share_inference", "must be in [0, 1]");
     }
+    sw.in_step_excess = w.real("in_step_excess", 0.0);
+    if (!(sw.in_step_excess >= 0 && sw.in_step_excess < 1)) w.fail("in_step_excess", "must be in [0, 1)");
+    if (w.has("in_step_excess_inference")) {
+      sw.in_step_excess_inference = w.real("in_step_excess_inference", std::nullopt);
+      if (!(sw.in_step_excess_inference >= 0 && sw.in_step_excess_inference < 1)) w.fail("in_step_excess_inference", "must be in [0, 1)");
+    }
     JsonObjectReader conv(w.at("conv"), where + ": step_warmth.conv");
     for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
       const std::string name(phase_name(phase));

@@ -44,7 +44,7 @@ std::string calibration_class(const Kernel& k) {
 
 const std::vector<std::string_view>& op_pass_names() {
   static const std::vector<std::string_view> names = {"max_pool", "max_pool_backward", "avg_pool", "batch_norm", "batch_norm_backward",
-                                                      "batch_norm_inference", "softmax", "embedding", "sgd", "momentum", "adam", "dropout"};
+                                                      "batch_norm_inference", "softmax", "embedding", "sgd", "momentum", "adam", "dropout", "relu6"};
   return names;
 }
 

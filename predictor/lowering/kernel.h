@@ -106,7 +106,8 @@ std::string calibration_class(const Kernel& kernel);
 /// The pass families of Kernel::pass: max_pool, max_pool_backward, avg_pool, batch_norm,
 /// batch_norm_backward, batch_norm_inference, softmax (forward: exponentials), embedding, sgd,
 /// momentum, adam, dropout (forward: a random number per element, which a CPU draws at about 5 ns
-/// each).
+/// each), relu6 (a training step's forward: PyTorch clones the tracked input of its in-place
+/// ReLU6 and copies the result back).
 const std::vector<std::string_view>& op_pass_names();
 
 /// A GEMM view of a kernel: itself for GEMMs, the implicit GEMM for convolutions (per direction,

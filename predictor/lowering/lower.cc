@@ -201,11 +201,14 @@ void lower_normalization(Emitter& e, bool forward, bool training) {
   }
 }
 
-void lower_unary(Emitter& e, bool forward) {
+void lower_unary(Emitter& e, bool forward, bool training) {
   const Tensor& x = e.in(0);
   const Tensor& y = e.outp();
   if (forward) {
-    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), unary_flops(e.kind()), e.bytes(x), e.bytes(y));
+    // A training step's ReLU6 runs in place on a tensor autograd tracks, which PyTorch clones
+    // first and copies back (three passes: its own family, "relu6"); an inference's is one pass.
+    const bool tracked_relu6 = training && e.kind() == OpKind::relu6 && x.requires_grad;
+    e.pass(KernelClass::elementwise, Phase::forward, y.shape.numel(), unary_flops(e.kind()), e.bytes(x), e.bytes(y), tracked_relu6 ? "relu6" : "");
     return;
   }
   if (!x.requires_grad) return;
@@ -388,7 +391,7 @@ void lower_op(Emitter& e, bool forward, bool training) {
     case OpFamily::gemm: return e.kind() == OpKind::linear ? lower_linear(e, forward) : lower_matmul(e, forward);
     case OpFamily::pooling: return lower_pooling(e, forward, training);
     case OpFamily::normalization: return lower_normalization(e, forward, training);
-    case OpFamily::unary: return lower_unary(e, forward);
+    case OpFamily::unary: return lower_unary(e, forward, training);
     case OpFamily::binary: return lower_binary(e, forward);
     case OpFamily::reduction: return lower_reduction(e, forward);
     case OpFamily::regularization: return lower_dropout(e, forward, training);

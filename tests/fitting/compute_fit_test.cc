@@ -846,3 +846,30 @@ TEST_CASE("The direct model streams a filter past the core's cache once per imag
   older.image_weight_bandwidth = older.weight_cache_bytes = 0;
   CHECK(older.seconds(late, Phase::backward_weight, 4) < truth.seconds(late, Phase::backward_weight, 4) - 14 * 0.9 * 512 * 512 * 9 * 4 / 25e9);
 }
+
+TEST_CASE("Optimizer steps timed over rotated parameters are passes of a stream that long; ReLU6 is its own family", "[fitting][compute]") {
+  const nlohmann::json cpu = {{"device", "cpu"}};
+  const nlohmann::json rotated = {{"device", "cpu"}, {"rotated_parameters", 30}};
+  const std::string path = write_measurements("dnnperf_rotation_test.jsonl", {
+      h200_record(2.3e-3, {{"op", "memory_sgd"}, {"params", {{"bytes", 16777216}}}, {"layout", rotated}}),
+      h200_record(1.2e-3, {{"op", "memory_sgd"}, {"params", {{"bytes", 16777216}}}, {"layout", cpu}}),
+      h200_record(3.0e-3, {{"op", "memory_relu6"}, {"params", {{"bytes", 16777216}}}, {"layout", cpu}}),
+      h200_record(2.3e-3, {{"op", "memory_sgd"}, {"params", {{"bytes", 16777216}}}, {"layout", {{"device", "cpu"}, {"rotated_parameters", 0}}}})});
+  const ComputeData d = load_compute_data({path});
+  REQUIRE(d.samples.size() == 3);
+  // SGD moves three bytes per parameter byte (reads w and g, writes w): 30 of them stream 30 x 48 MiB.
+  CHECK(d.samples[0].kernel.footprint_bytes == Approx(30.0 * 3 * 16777216));
+  CHECK(d.samples[1].kernel.footprint_bytes == 0);  // one parameter stepped again and again: its own bytes
+  CHECK(d.samples[2].kernel_class == "pass:relu6");
+  REQUIRE(d.excluded.size() == 1);
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("rotated_parameters must be a positive integer"));
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("record 4"));
+  // The price follows the stream: the same pass from a longer one costs more where the family
+  // slows beyond the cache.
+  DeviceSpec device = find_hardware_profile("cpu").device;
+  device.memory.dram_slowdown = 3;
+  device.memory.cache_bytes = 8e6;
+  const AnalyticComputeModel model(device);
+  CHECK(model.seconds(d.samples[0].kernel, {}) > 1.05 * model.seconds(d.samples[1].kernel, {}));
+  std::filesystem::remove(path);
+}

@@ -511,6 +511,20 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
   CHECK(own.share(false) == 0.2);
   CHECK_THROWS_WITH(load_hardware_profile(inference_share("warmth_inference_share_bad", -0.1)),
                     Catch::Contains("step_warmth") && Catch::Contains("realized_share_inference") && Catch::Contains("must be in [0, 1]"));
+  CHECK(d.step_warmth.in_step_excess == 0);             // not given: none (profiles before it)
+  CHECK(d.step_warmth.in_step_excess_inference < 0);    // and inference at training's
+  const auto excess = [&](const std::string& name, const char* field, double value) {
+    return write_variant(name, [&](nlohmann::json& j) {
+      warmth(j);
+      j["device"]["step_warmth"][field] = value;
+    });
+  };
+  CHECK(load_hardware_profile(excess("warmth_excess", "in_step_excess", 0.09)).device.step_warmth.excess(false) == 0.09);
+  CHECK(load_hardware_profile(excess("warmth_excess_inference", "in_step_excess_inference", 0.07)).device.step_warmth.excess(true) == 0.07);
+  CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_excess_bad", "in_step_excess", -0.1)),
+                    Catch::Contains("step_warmth") && Catch::Contains("in_step_excess") && Catch::Contains("must be in [0, 1)"));
+  CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_excess_inference_bad", "in_step_excess_inference", 1.0)),
+                    Catch::Contains("in_step_excess_inference") && Catch::Contains("must be in [0, 1)"));
   CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
   CHECK(load_hardware_profile(forward_with("warmth_native", "native_call_s", 4e-5)).device.step_warmth.conv[0].native_call_s == 4e-5);
   CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_native_bad", "native_call_s", 2.0)),

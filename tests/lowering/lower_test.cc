@@ -193,3 +193,28 @@ TEST_CASE("Inference batch norm is a pass family of its own, walked in the same 
   CHECK(ks[0].short_run_elements == 4 * 32 * 4);
   CHECK(calibration_class(ks[0]) == "pass:batch_norm_inference");
 }
+
+TEST_CASE("A training step's ReLU6 on a tracked tensor is a pass family of its own; an inference's is a plain pass", "[lowering]") {
+  const auto build = [] {
+    NetworkBuilder b("t");
+    const int x = b.input("x", {4, 8, 16, 16});
+    b.unary(OpKind::relu6, b.batch_norm(x, "bn"), "act");  // the batch norm's output is tracked in training
+    return std::move(b).finish();
+  };
+  const auto relu6_forward = [](const std::vector<Kernel>& ks) {
+    std::vector<Kernel> out;
+    for (const Kernel& k : ks)
+      if (k.op_kind == OpKind::relu6 && k.phase == Phase::forward) out.push_back(k);
+    return out;
+  };
+  const auto training = relu6_forward(lower(build()));
+  REQUIRE(training.size() == 1);
+  CHECK(training[0].pass == "relu6");
+  CHECK(calibration_class(training[0]) == "pass:relu6");
+  const auto inference = relu6_forward(lower(build(), LoweringOptions::inference()));
+  REQUIRE(inference.size() == 1);
+  CHECK(inference[0].pass.empty());
+  // The backward is the plain hardtanh gradient, as for any unary op.
+  for (const Kernel& k : lower(build()))
+    if (k.op_kind == OpKind::relu6 && k.phase != Phase::forward) CHECK(k.pass.empty());
+}

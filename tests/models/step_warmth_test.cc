@@ -93,3 +93,23 @@ TEST_CASE("Without a fitted warmth, or for other kernels, nothing is saved", "[m
   d.resident = {1, 1, 1, 1};
   CHECK(warm_savings_seconds(warmth(), d, 1.0) == 0.0);
 }
+
+TEST_CASE("Every convolution of a step pays the excess beyond its cold time, whatever it saves", "[models][warmth]") {
+  StepWarmth w = warmth();
+  Kernel k = conv(Phase::forward);
+  k.resident = {1.0, 0.5, 0.0, 1.0};
+  const double saved = warm_savings_seconds(w, k, 1.0);
+  w.in_step_excess = 0.08;
+  CHECK(warm_savings_seconds(w, k, 1.0) == Approx(saved - 0.08));
+  k.resident = {};  // nothing warm: slower than cold
+  CHECK(warm_savings_seconds(w, k, 2e-3) == Approx(-0.08 * 2e-3));
+  // Inference at training's excess unless it has its own.
+  CHECK(warm_savings_seconds(w, k, 2e-3, true) == Approx(-0.08 * 2e-3));
+  w.in_step_excess_inference = 0.0;
+  CHECK(warm_savings_seconds(w, k, 2e-3, true) == 0.0);
+  // Not for other kernels, nor without a fitted warmth.
+  Kernel gemm = gemm_kernel(Phase::forward, GemmShape{64, 64, 64}, DType::f32);
+  CHECK(warm_savings_seconds(w, gemm, 1.0) == 0.0);
+  w.cache_bytes = 0;
+  CHECK(warm_savings_seconds(w, k, 1.0) == 0.0);
+}
