@@ -1,23 +1,30 @@
 #!/bin/bash
-# refit_and_judge.sh: this folder's calibrations (the Intel VM at 13:47, and second/ at 14:44)
-# refitted with today's fit, the structural GEMM and convolution fits unweighted (--time-weight 0)
-# and as `calibrate` now fits them (--time-weight auto: 0 or 0.5, chosen on the composition
-# steps), each judged on its grid's kept runs (scripts/judge_kept_runs.sh) and, for the first,
-# pricing the validated CNNs' own batch-16 kernels (exact/, in no fit; dnnperf score: the summed
-# bias of the weight gradients and of all kernels). No runs; ~4 min.
+# refit_and_judge.sh: this folder's three calibrations (the Intel VM at 13:47, second/ at 14:36,
+# third/ at 15:35) refitted with today's fit as `calibrate` fits (--time-weight auto, the in-step
+# warmth share and excess), each judged on its own grid's kept runs (scripts/judge_kept_runs.sh):
+# once with its own records, and once with cold-state/'s optimizer steps over rotated parameters
+# and training-step ReLU6 (16:45) in place of its own optimizer passes. For the first, also the
+# validated CNNs' own batch-16 kernels (exact/, in no fit; dnnperf score: the summed bias of the
+# weight gradients and of all kernels). No runs; ~6 min.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(git -C "$HERE" rev-parse --show-toplevel)
 B=${DNNPERF:-$ROOT/build/bin/dnnperf}
 W=$(mktemp -d)
 /usr/bin/python3 "$ROOT/scripts/export_onnx.py" --skip-existing "$W/networks" composition > /dev/null
-for cal in "$HERE" "$HERE/second"; do
-  files=$(ls "$cal"/torch_cpu_*.jsonl | grep -v step_warmth)
-  for v in 0 auto; do
-    out=$W/$(basename "$cal")_$v
+for cal in "$HERE" "$HERE/second" "$HERE/third"; do
+  name=$(basename "$cal")
+  own=$(ls "$cal"/torch_cpu_*.jsonl | grep -v step_warmth)
+  # The same files, the memory passes' optimizer steps replaced by cold-state/'s.
+  mkdir -p "$W/$name"
+  grep -v '"op": "memory_\(sgd\|momentum\|adam\)"' "$cal/torch_cpu_memory.jsonl" > "$W/$name/torch_cpu_memory.jsonl"
+  cold=$(echo "$own" | grep -v torch_cpu_memory.jsonl; echo "$W/$name/torch_cpu_memory.jsonl"; ls "$HERE"/cold-state/torch_cpu_*.jsonl)
+  for variant in own cold-state; do
+    files=$own; [ $variant = cold-state ] && files=$cold
+    out=$W/${name}_$variant
     "$B" fit $files --step-warmth "$cal/torch_cpu_step_warmth.jsonl" --hardware cpu --steps "$cal/steps" --step-networks "$W/networks" \
-        --time-weight $v -o "$out.json" > "$out.log" 2>&1 || { echo "$cal, time weight $v: fit failed (see $out.log)"; continue; }
-    echo "== $(basename "$cal"), time weight $v $(grep -m1 'time weight of the structural fits' "$out.log" | sed 's/.*(their/(their/')"
+        -o "$out.json" > "$out.log" 2>&1 || { echo "$cal, $variant records: fit failed (see $out.log)"; continue; }
+    echo "== $name, $variant records; in-step excess (training / inference): $(/usr/bin/python3 -c "import json,sys; w=json.load(open(sys.argv[1]))['device']['step_warmth']; print(w.get('in_step_excess', 0), '/', w.get('in_step_excess_inference', '-'))" "$out.json")"
     "$ROOT/scripts/judge_kept_runs.sh" "$out.json" "$cal"
     [ "$cal" = "$HERE" ] || continue
     for f in "$HERE"/exact/*_b16.jsonl; do
