@@ -228,7 +228,7 @@ std::string pct(double v) { return fixed(v, 1); }
 
 /// With hot pairs (scripts/torch_bench.py --hot-pairs): what a step's warmth saves a convolution
 /// against its cold price, per direction, kept as device.step_warmth (models/compute/step_warmth.h).
-void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohmann::json& device) {
+void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, const nlohmann::json& measured_on, nlohmann::json& device) {
   device.erase("step_warmth");
   if (data.hot_pairs.empty()) return;
   const fitting::WarmSavingsFit w = fitting::fit_warm_savings(data.hot_pairs, cache_bytes);
@@ -263,6 +263,16 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, nlohm
   std::cout << "  a step replays its tensors through a " << fixed(cache_bytes / 1e6, 1) << " MB cache (memory.cache_bytes) and takes off each part by the share it finds warm"
             << " (at most " << fixed(100 * w.warmth.most_saved, 0) << "% of a cold time)\n";
   device["step_warmth"] = {{"cache_bytes", cache_bytes}, {"most_saved", w.warmth.most_saved}, {"conv", conv}};
+  // How far the cold timings reached: the eviction before each, against the CPU's last-level
+  // cache (analysis/step_residency.h ColdReach); unknown for files that do not name their CPU.
+  const nlohmann::json::json_pointer l3("/cpu/caches/l3");
+  if (measured_on.contains(l3) && measured_on.at(l3).is_number()) {
+    const double llc = measured_on.at(l3).get<double>();
+    device["step_warmth"]["cold_eviction_bytes"] = kCpuColdEvictionBytes;
+    device["step_warmth"]["last_level_cache_bytes"] = llc;
+    std::cout << "  the cold timings followed a " << fixed(kCpuColdEvictionBytes / 1048576, 0) << " MiB eviction on a CPU with " << fixed(llc / 1048576, 0)
+              << " MiB of last-level cache: " << (llc > kCpuColdEvictionBytes ? "operands a step last touched further back come from further out" : "nothing stayed cached") << "\n";
+  }
 }
 
 /// With --step-warmth: the share of the hot pairs' savings realized inside real steps, per kind
@@ -299,9 +309,12 @@ std::array<double, 2> fit_in_step_shares(const HardwareProfile& fitted, const Fi
     if (f.excess > 0) std::cout << ", and every convolution " << fixed(100 * f.excess, 1) << "% of its cold time slower than cold whatever it saves";
     std::cout << "; the time-weighted RMS of the saving " << fixed(100 * f.rms_fitted, 1) << "% of the cold time (" << fixed(100 * f.rms_full, 1) << "% with all of it realized, "
               << fixed(100 * f.rms_none, 1) << "% with none and no excess)\n";
-    std::cout << "  excess beyond the cold times " << (f.excess > 0 ? "kept" : "left out") << ": each network predicted by the others' fit errs " << fixed(100 * f.held_out_rms_with_excess, 1)
-              << "% of its cold time with it, " << fixed(100 * f.held_out_rms_share_only, 1) << "% with the share alone\n";
+    if (f.far_s_per_byte > 0) std::cout << "  each operand byte beyond the cold timings' reach " << fixed(f.far_s_per_byte * 1e12, 1) << " ps (" << fixed(1e-9 / f.far_s_per_byte, 1) << " GB/s)\n";
+    std::cout << "  each network predicted by the others' fit errs, in shares of its cold time: " << fixed(100 * f.held_out_rms_share_only, 1) << "% with the share alone, "
+              << fixed(100 * f.held_out_rms_with_excess, 1) << "% with an excess, " << fixed(100 * f.held_out_rms_with_far, 1) << "% with the far bytes, "
+              << fixed(100 * f.held_out_rms_with_both, 1) << "% with both; kept: " << (f.excess > 0 && f.far_s_per_byte > 0 ? "both" : f.excess > 0 ? "the excess" : f.far_s_per_byte > 0 ? "the far bytes" : "the share alone") << "\n";
     profile["device"]["step_warmth"][kind ? "in_step_excess_inference" : "in_step_excess"] = f.excess;
+    profile["device"]["step_warmth"][kind ? "far_s_per_byte_inference" : "far_s_per_byte"] = f.far_s_per_byte;
   }
   return shares;
 }
@@ -320,6 +333,8 @@ StepComposition fit_realized_warmth(HardwareProfile& fitted, const FitOptions& o
   const nlohmann::json& fitted_warmth = profile["device"]["step_warmth"];
   warmth.in_step_excess = fitted_warmth.value("in_step_excess", 0.0);
   warmth.in_step_excess_inference = fitted_warmth.value("in_step_excess_inference", -1.0);
+  warmth.far_s_per_byte = fitted_warmth.value("far_s_per_byte", 0.0);
+  warmth.far_s_per_byte_inference = fitted_warmth.value("far_s_per_byte_inference", -1.0);
   // Each run is priced at its own kind's share only, so one composition per share serves both.
   struct Tried {
     std::array<double, 2> mse{};       // training, inference
@@ -733,7 +748,7 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
     std::cout << (data.dispatch_seconds.empty() ? "; a step runs them before their ops' kernels, on the same thread\n"
                                                 : "; these ops' host times replace their kernels' dispatch times\n");
   }
-  fit_step_warmth(data, analytic.device.memory.cache_bytes, d);
+  fit_step_warmth(data, analytic.device.memory.cache_bytes, profile.value("measured_on", nlohmann::json::object()), d);
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));
   // Kept from the base profile where these files timed no memory pass large enough.

@@ -17,7 +17,7 @@ namespace {
 /// A step's convolutions priced cold and with all of the warmth's savings, summed per shape.
 struct PricedShape {
   int count = 0;
-  double cold_s = 0, saved_s = 0;
+  double cold_s = 0, saved_s = 0, far_bytes = 0;
 };
 using PricedShapes = std::map<MatrixKernelKey, PricedShape>;
 
@@ -27,7 +27,8 @@ PricedShapes price_convolutions(const Graph& graph, const HardwareProfile& hw, b
   const PricedStep step = price_step(graph, hw, config);  // lowered, with each kernel's residency
   StepWarmth full = hw.device.step_warmth;
   full.realized_share = full.realized_share_inference = 1;
-  full.in_step_excess = full.in_step_excess_inference = 0;  // the savings alone: the fit finds the excess beside them
+  full.in_step_excess = full.in_step_excess_inference = 0;  // the savings alone: the fit finds the excess and the far bytes' price beside them
+  full.far_s_per_byte = full.far_s_per_byte_inference = 0;
   const ProfileComputeModel model(hw);
   PricedShapes shapes;
   for (const Kernel& k : step.kernels) {
@@ -37,6 +38,7 @@ PricedShapes price_convolutions(const Graph& graph, const HardwareProfile& hw, b
     ++s.count;
     s.cold_s += cold;
     s.saved_s += warm_savings_seconds(full, k, cold, inference);
+    s.far_bytes += k.far_bytes;
   }
   return shapes;
 }
@@ -104,7 +106,7 @@ InStepWarmth in_step_warmth(const HardwareProfile& fitted, const std::string& fi
         throw InputError(where + ": " + e.what());
       }
     }
-    double priced_cold = 0, priced_saved = 0;
+    double priced_cold = 0, priced_saved = 0, priced_far = 0;
     bool found = true;
     for (const Kernel& k : kernels) {
       const auto shape = it->second.find(matrix_kernel_key(k));
@@ -114,12 +116,13 @@ InStepWarmth in_step_warmth(const HardwareProfile& fitted, const std::string& fi
       }
       priced_cold += shape->second.cold_s / shape->second.count;
       priced_saved += shape->second.saved_s / shape->second.count;
+      priced_far += shape->second.far_bytes / shape->second.count;
     }
     if (!found) {
       result.skipped.push_back(where + ": a convolution the network's lowering does not have (another batch or input size?)");
       continue;
     }
-    result.observations[inference].push_back({network, priced_saved / priced_cold, 1 - in_step / cold, calls * cold});
+    result.observations[inference].push_back({network, priced_saved / priced_cold, 1 - in_step / cold, calls * cold, priced_far / priced_cold});
   }
   return result;
 }

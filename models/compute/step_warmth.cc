@@ -22,7 +22,8 @@ double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double co
   const double fixed = s.call_tau_s > 0 ? call * cold_seconds / (cold_seconds + s.call_tau_s) : call;
   const double saved = (k.shares_call ? 0.0 : r.call * fixed) + r.input * s.input_s_per_byte * b.input + r.weight * s.weight_s_per_byte * b.weight +
                        r.output * s.output_s_per_byte * b.output;
-  return std::clamp(warmth.share(inference) * saved, 0.0, warmth.most_saved * cold_seconds) - warmth.excess(inference) * cold_seconds;
+  return std::clamp(warmth.share(inference) * saved, 0.0, warmth.most_saved * cold_seconds) - warmth.excess(inference) * cold_seconds -
+         warmth.far(inference) * k.far_bytes;
 }
 
 }  // namespace dnnperf

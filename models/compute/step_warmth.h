@@ -88,8 +88,25 @@ struct StepWarmth {
   double in_step_excess_inference = -1;
   double excess(bool inference) const { return inference && in_step_excess_inference >= 0 ? in_step_excess_inference : in_step_excess; }
 
+  /// How far calibration's cold state reached (analysis/step_residency.h ColdReach): the eviction
+  /// before each cold repetition (kCpuColdEvictionBytes) and the calibrating CPU's last-level
+  /// cache. 0: no far bytes counted.
+  double cold_eviction_bytes = 0, last_level_cache_bytes = 0;
+  /// What a step's convolution pays per byte of its operands beyond that reach (Kernel::far_bytes):
+  /// the cold timing found them in the last-level cache, the step fetches them from memory.
+  /// Fitted beside the share on convolutions timed inside steps (fitting/compute/realized_share_fit.h),
+  /// kept only where it predicts held-out networks better; 0: none.
+  double far_s_per_byte = 0;
+  /// The same for inference; < 0: as training's.
+  double far_s_per_byte_inference = -1;
+  double far(bool inference) const { return inference && far_s_per_byte_inference >= 0 ? far_s_per_byte_inference : far_s_per_byte; }
+
   bool enabled() const { return cache_bytes > 0; }
 };
+
+/// The eviction before each cold repetition of a GEMM or convolution on a CPU
+/// (scripts/torch_bench.py CacheFlush: twice a large L3 of 2020, an AMD EPYC's 32 MiB).
+inline constexpr double kCpuColdEvictionBytes = 64.0 * 1024 * 1024;
 
 /// The operand sizes the savings are per byte of: the forward's input, filter and output.
 struct ConvOperandBytes {
@@ -100,7 +117,8 @@ ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes);
 /// What `k` saves against `cold_seconds` where the step left it as warm as Kernel::resident says
 /// (0 for kernels other than convolutions, or where `warmth` is not enabled), in a training step
 /// or an inference (the share realized, StepWarmth::share), less what every convolution of such a
-/// step pays beyond its cold time (StepWarmth::excess): negative where that is the larger.
+/// step pays beyond its cold time (StepWarmth::excess) and for its operands fetched from further
+/// out than the cold timing's (StepWarmth::far): negative where those are the larger.
 double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds, bool inference = false);
 
 }  // namespace dnnperf

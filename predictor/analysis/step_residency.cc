@@ -86,7 +86,12 @@ Touches touches_of(const Graph& g, const Kernel& k) {
 
 }  // namespace
 
-void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, double cache_bytes) {
+double ColdReach::far_share(double distance) const {
+  if (!enabled() || !(distance > evicted_bytes)) return 0.0;
+  return std::min((distance - evicted_bytes) / (last_level_bytes - evicted_bytes), 1.0);
+}
+
+void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, double cache_bytes, const ColdReach& reach) {
   if (!(cache_bytes > 0)) return;
   // Buffers: each tensor's value and gradient, and one more that stands for the convolution
   // library's code and working buffers, touched (at no size of its own) by every convolution.
@@ -107,6 +112,10 @@ void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, do
     if (d < 0 || !(size > 0)) return 0.0;
     return std::clamp((cache_bytes - d) / size, 0.0, 1.0);
   };
+  // A training step keeps its forward outputs for the backward: each lands where the previous
+  // step's copy was. An inference frees each tensor once read, and the next output reuses it.
+  const bool training = std::any_of(kernels.begin(), kernels.end(), [](const Kernel& k) { return k.phase != Phase::forward; });
+  const auto far = [&](std::size_t id) { return reach.far_share(log.distance(id)) * bytes(id); };
   for (int pass = 0; pass < 2; ++pass)
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       Kernel& k = kernels[i];
@@ -121,6 +130,10 @@ void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, do
         if (k.phase == Phase::backward_weight) r.input = warm(value(x)), r.output = warm(gradient(y));
         // The library's buffers are about as large as the operands they hold copies of.
         r.call = share(library, bytes(value(x)) + bytes(value(w)) + bytes(value(y)));
+        k.far_bytes = 0;
+        for (const std::size_t id : all[i].read)
+          if (id != library) k.far_bytes += far(id);
+        if (k.phase == Phase::forward && training) k.far_bytes += far(value(y));
       }
       for (const std::size_t id : all[i].read) log.touch(id, bytes(id));
       for (const std::size_t id : all[i].written) log.touch(id, bytes(id));

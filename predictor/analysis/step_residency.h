@@ -17,6 +17,13 @@
 // convolution touches: its share, against the kernel's own operand bytes, says how much of a cold
 // call's fixed cost the kernel pays. The replay runs over two steps, so that the first forward
 // pass finds what the previous step's update left. models/compute/step_warmth.h prices the shares.
+//
+// The same distances say what a step fetches from further out than its cold calibration did
+// (ColdReach): on the Intel VM (2026-12-03) ResNet-50's batch-16 kernels took 1.11x their time
+// after the calibration's 64 MiB eviction once 256 MiB were evicted and 1.44x after 1 GiB — 2e-10 s
+// more per operand byte beyond the L3, 5e-11 at 256 MiB — and MobileNetV2's batch-32 forward
+// convolutions ran 1.2-1.3x slower with their outputs kept (as a training step keeps them) than
+// with each output freed as the next was made (as an inference does), page faults none.
 #include <vector>
 
 #include "predictor/graph/graph.h"
@@ -24,9 +31,23 @@
 
 namespace dnnperf {
 
+/// How far calibration's cold state reaches: each cold repetition followed an eviction of
+/// `evicted_bytes`, on a CPU whose last-level cache holds `last_level_bytes`. Where the cache is
+/// the larger (an Intel VM's 480 MiB L3 against the 64 MiB eviction), the cold timing still found
+/// part of its operands there; a step's operand last touched further back than the eviction finds
+/// less, none beyond the whole cache. Disabled (no far bytes) where the eviction covers the cache.
+struct ColdReach {
+  double evicted_bytes = 0, last_level_bytes = 0;
+  bool enabled() const { return evicted_bytes > 0 && last_level_bytes > evicted_bytes; }
+  /// The share of an operand last touched `distance` bytes ago that the cold timing found cached
+  /// and the step does not.
+  double far_share(double distance) const;
+};
+
 /// Sets Kernel::resident on the convolutions of `kernels`, a step lowered from `graph` (lower():
-/// forward in op order, backward in reverse, then the updates). Other kernels' touches only age
-/// the cache. Nothing is set where cache_bytes <= 0.
-void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, double cache_bytes);
+/// forward in op order, backward in reverse, then the updates), and Kernel::far_bytes where
+/// `reach` is enabled. Other kernels' touches only age the cache. Nothing is set where
+/// cache_bytes <= 0.
+void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, double cache_bytes, const ColdReach& reach = {});
 
 }  // namespace dnnperf

@@ -169,6 +169,16 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       sw.in_step_excess_inference = w.real("in_step_excess_inference", std::nullopt);
       if (!(sw.in_step_excess_inference >= 0 && sw.in_step_excess_inference < 1)) w.fail("in_step_excess_inference", "must be in [0, 1)");
     }
+    for (auto [field, value] : {std::pair{"cold_eviction_bytes", &sw.cold_eviction_bytes}, std::pair{"last_level_cache_bytes", &sw.last_level_cache_bytes}}) {
+      *value = w.real(field, 0.0);
+      if (!(*value >= 0 && *value < 1e13)) w.fail(field, "must be in [0, 1e13) bytes");
+    }
+    sw.far_s_per_byte = w.real("far_s_per_byte", 0.0);
+    if (!(sw.far_s_per_byte >= 0 && sw.far_s_per_byte < 1e-6)) w.fail("far_s_per_byte", "must be in [0, 1e-6)");
+    if (w.has("far_s_per_byte_inference")) {
+      sw.far_s_per_byte_inference = w.real("far_s_per_byte_inference", std::nullopt);
+      if (!(sw.far_s_per_byte_inference >= 0 && sw.far_s_per_byte_inference < 1e-6)) w.fail("far_s_per_byte_inference", "must be in [0, 1e-6)");
+    }
     JsonObjectReader conv(w.at("conv"), where + ": step_warmth.conv");
     for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
       const std::string name(phase_name(phase));

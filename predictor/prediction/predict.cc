@@ -198,7 +198,8 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.optimizer = config.optimizer;
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
-  mark_resident_operands(graph, step.kernels, hw.device.step_warmth.cache_bytes);
+  const StepWarmth& warmth = hw.device.step_warmth;
+  mark_resident_operands(graph, step.kernels, warmth.cache_bytes, {warmth.cold_eviction_bytes, warmth.last_level_cache_bytes});
   const ProfileComputeModel model(hw);
   const DeviceSpec& d = hw.device;
   step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty() || d.gemm.residual_sigma > 0 || d.conv.residual_sigma > 0 ||

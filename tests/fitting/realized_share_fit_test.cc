@@ -130,3 +130,48 @@ TEST_CASE("noise alone fits no excess that held-out networks do not confirm", "[
   }
   CHECK(kept <= 8);
 }
+
+TEST_CASE("a price per far byte is found beside the share, alone or with an excess", "[realized_share]") {
+  // Each convolution fetches its own bytes from beyond the cold reach: up to 2e8 per second of
+  // its cold time, which at 2e-10 s per byte is up to 4% of it.
+  for (const auto& [share, excess, far] : {std::tuple{0.8, 0.0, 2e-10}, std::tuple{0.6, 0.05, 3e-10}, std::tuple{1.0, 0.02, 1e-10}}) {
+    std::vector<InStepObservation> obs = observations(share, 6, 20, 0.0, 0.0, 90);
+    std::mt19937_64 rng(91);
+    std::uniform_real_distribution<double> bytes(0.0, 2e8);
+    for (auto& o : obs) {
+      o.far_bytes_per_cold_s = bytes(rng);
+      o.measured_saving -= excess + far * o.far_bytes_per_cold_s;
+    }
+    const RealizedShareFit f = fit_realized_share(obs);
+    REQUIRE(f.fitted);
+    CHECK(f.share == Approx(share).margin(1e-6));
+    CHECK(f.excess == Approx(excess).margin(1e-6));
+    CHECK(f.far_s_per_byte == Approx(far).margin(1e-14));
+    CHECK(f.held_out_rms_with_far < f.held_out_rms_share_only);
+    CHECK(std::min(f.held_out_rms_with_far, f.held_out_rms_with_both) < f.held_out_rms_with_excess);
+    CHECK(f.rms_fitted == Approx(0).margin(1e-6));
+  }
+  // Bounded: a byte at 0.1 GB/s is no longer a cache miss.
+  std::vector<InStepObservation> slow = observations(0.5, 5, 10, 0.0, 0.0, 92);
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    slow[i].far_bytes_per_cold_s = 1e7 * static_cast<double>(i % 7);
+    slow[i].measured_saving -= 1e-8 * slow[i].far_bytes_per_cold_s;
+  }
+  CHECK(fit_realized_share(slow).far_s_per_byte == kMostFarSPerByte);
+}
+
+TEST_CASE("far bytes that do not explain held-out networks are left out", "[realized_share]") {
+  // Far bytes unrelated to what the steps measured: kept rarely over seeds, and then cheap.
+  int kept = 0;
+  for (std::uint64_t seed = 100; seed < 120; ++seed) {
+    std::vector<InStepObservation> obs = observations(0.6, 7, 30, 0.02, 0.1, seed);
+    std::mt19937_64 rng(seed + 1000);
+    std::uniform_real_distribution<double> bytes(0.0, 2e8);
+    for (auto& o : obs) o.far_bytes_per_cold_s = bytes(rng);
+    const RealizedShareFit f = fit_realized_share(obs);
+    REQUIRE(f.fitted);
+    kept += f.far_s_per_byte > 0;
+    CHECK(f.far_s_per_byte * 2e8 < 0.05);
+  }
+  CHECK(kept <= 8);
+}

@@ -525,6 +525,25 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
                     Catch::Contains("step_warmth") && Catch::Contains("in_step_excess") && Catch::Contains("must be in [0, 1)"));
   CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_excess_inference_bad", "in_step_excess_inference", 1.0)),
                     Catch::Contains("in_step_excess_inference") && Catch::Contains("must be in [0, 1)"));
+  // The cold timings' reach and the price of a byte beyond it: none where not given.
+  CHECK(d.step_warmth.far_s_per_byte == 0);
+  CHECK(d.step_warmth.far_s_per_byte_inference < 0);
+  CHECK(d.step_warmth.last_level_cache_bytes == 0);
+  const StepWarmth far = load_hardware_profile(write_variant("warmth_far", [&](nlohmann::json& j) {
+                           warmth(j);
+                           j["device"]["step_warmth"]["cold_eviction_bytes"] = 67108864;
+                           j["device"]["step_warmth"]["last_level_cache_bytes"] = 503316480;
+                           j["device"]["step_warmth"]["far_s_per_byte"] = 2.3e-10;
+                           j["device"]["step_warmth"]["far_s_per_byte_inference"] = 0.0;
+                         })).device.step_warmth;
+  CHECK(far.cold_eviction_bytes == 67108864);
+  CHECK(far.last_level_cache_bytes == 503316480);
+  CHECK(far.far(false) == 2.3e-10);
+  CHECK(far.far(true) == 0.0);
+  CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_far_bad", "far_s_per_byte", 1e-3)),
+                    Catch::Contains("step_warmth") && Catch::Contains("far_s_per_byte") && Catch::Contains("must be in [0, 1e-6)"));
+  CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_llc_bad", "last_level_cache_bytes", -1.0)),
+                    Catch::Contains("last_level_cache_bytes") && Catch::Contains("must be in [0, 1e13) bytes"));
   CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
   CHECK(load_hardware_profile(forward_with("warmth_native", "native_call_s", 4e-5)).device.step_warmth.conv[0].native_call_s == 4e-5);
   CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_native_bad", "native_call_s", 2.0)),

@@ -113,3 +113,24 @@ TEST_CASE("Every convolution of a step pays the excess beyond its cold time, wha
   w.cache_bytes = 0;
   CHECK(warm_savings_seconds(w, k, 1.0) == 0.0);
 }
+
+TEST_CASE("A convolution pays for each operand byte fetched from beyond the cold timings' reach", "[models][warmth]") {
+  StepWarmth w = warmth();
+  Kernel k = conv(Phase::forward);
+  k.resident = {1.0, 0.5, 0.0, 1.0};
+  const double saved = warm_savings_seconds(w, k, 1.0);
+  k.far_bytes = 4e6;
+  CHECK(warm_savings_seconds(w, k, 1.0) == saved);  // no price fitted: as before
+  w.far_s_per_byte = 2e-10;
+  CHECK(warm_savings_seconds(w, k, 1.0) == Approx(saved - 8e-4));
+  // Inference at training's price unless it has its own; with the excess, both are paid.
+  CHECK(warm_savings_seconds(w, k, 1.0, true) == Approx(saved - 8e-4));
+  w.far_s_per_byte_inference = 0.0;
+  w.in_step_excess = 0.05;
+  CHECK(warm_savings_seconds(w, k, 1.0, true) == Approx(saved - 0.05));
+  CHECK(warm_savings_seconds(w, k, 1.0) == Approx(saved - 0.05 - 8e-4));
+  // Not for other kernels.
+  Kernel gemm = gemm_kernel(Phase::forward, GemmShape{64, 64, 64}, DType::f32);
+  gemm.far_bytes = 4e6;
+  CHECK(warm_savings_seconds(w, gemm, 1.0) == 0.0);
+}
