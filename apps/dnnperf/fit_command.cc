@@ -278,7 +278,8 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, const
 /// With --step-warmth: the share of the hot pairs' savings realized inside real steps, per kind
 /// (training, inference), fitted on their convolutions timed in the step and alone
 /// (fitting/compute/realized_share_fit.h); -1 for a kind without enough networks. Each fitted
-/// kind's excess beyond the cold times (StepWarmth::in_step_excess) goes into `profile`.
+/// kind's excess beyond the cold times (StepWarmth::in_step_excess) and price per far byte
+/// (StepWarmth::far_s_per_byte) go into `profile`.
 std::array<double, 2> fit_in_step_shares(const HardwareProfile& fitted, const FitOptions& o, StepNetworks& networks, nlohmann::json& profile) {
   std::array<double, 2> shares{-1.0, -1.0};
   if (o.step_warmth.empty()) return shares;

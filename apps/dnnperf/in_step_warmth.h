@@ -20,7 +20,8 @@ struct InStepWarmth {
 
 /// Reads `file`'s step_warmth records and prices each convolution in the step it ran in: lowered
 /// from its network at its batch, replayed through `fitted`'s step cache (Kernel::resident), its
-/// cold time and the savings of `fitted`'s step warmth with the whole of them realized. Network
+/// cold time, the savings of `fitted`'s step warmth with the whole of them realized, and its
+/// operand bytes beyond the cold timings' reach (Kernel::far_bytes). Network
 /// files that are not where a record names them are looked for in `networks_dir` by file name;
 /// `loaded` keeps the networks between calls. Throws InputError naming the file, line and field of
 /// a malformed record; `fitted` must have its warmth enabled.
