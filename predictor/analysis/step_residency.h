@@ -20,8 +20,8 @@
 //
 // The same distances say what a step fetches from further out than its cold calibration did
 // (ColdReach): on the Intel VM (2026-12-03) ResNet-50's batch-16 kernels took 1.11x their time
-// after the calibration's 64 MiB eviction once 256 MiB were evicted and 1.44x after 1 GiB — 2e-10 s
-// more per operand byte beyond the L3, 5e-11 at 256 MiB — and MobileNetV2's batch-32 forward
+// after the calibration's 64 MiB eviction once 256 MiB were evicted and 1.44x after 1 GiB — its
+// convolutions 1.3–2.4e-10 s more per operand byte, 2–9e-11 at 256 MiB — and MobileNetV2's batch-32 forward
 // convolutions ran 1.2-1.3x slower with their outputs kept (as a training step keeps them) than
 // with each output freed as the next was made (as an inference does), page faults none.
 #include <vector>
