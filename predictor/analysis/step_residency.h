@@ -39,8 +39,10 @@ namespace dnnperf {
 struct ColdReach {
   double evicted_bytes = 0, last_level_bytes = 0;
   bool enabled() const { return evicted_bytes > 0 && last_level_bytes > evicted_bytes; }
-  /// The share of an operand last touched `distance` bytes ago that the cold timing found cached
-  /// and the step does not.
+  /// The share of an operand last touched `distance` bytes ago that is beyond the reach: 0 up to
+  /// the eviction, 1 from the whole cache on. A step's operand counts as far by its share less
+  /// the share at the cold timing's own distance (the eviction plus the kernel's operands, which
+  /// its repetitions touched too): a kernel whose operands span the cache was timed from memory.
   double far_share(double distance) const;
 };
 

@@ -88,8 +88,9 @@ struct Kernel {
   } resident;
   /// Bytes of a convolution's operands that the step finds further out than calibration's cold
   /// state leaves them (analysis/step_residency.h): each operand's share last touched beyond the
-  /// calibration's eviction, up to the last-level cache, whose bytes come from memory in the step
-  /// where the cold timing found them in that cache. A training forward's output counts too: it
+  /// calibration's eviction, up to the last-level cache, less the share the cold timing's own
+  /// repetitions left that far; those bytes come from memory in the step where the cold timing
+  /// found them in that cache. A training forward's output counts too: it
   /// is kept for the backward, so its memory is the one the previous step freed, not a buffer
   /// freed a moment ago as in an inference. 0: as calibrated.
   double far_bytes = 0;
