@@ -4,7 +4,7 @@
 # grid's kept runs (scripts/judge_kept_runs.sh). The first three (13:47, second/ at 14:36, third/
 # at 15:35) once with their own records and once with cold-state/'s optimizer steps over rotated
 # parameters and training-step ReLU6 (16:45) in place of their own optimizer passes; fourth/
-# (17:06), fifth/ (17:50) and sixth/ (19:02), which timed both themselves, with their own. For the
+# (17:06), fifth/ (17:50), sixth/ (19:02) and seventh/ (19:29), which timed both themselves, with their own. For the
 # first, also the validated CNNs' own batch-16 kernels (exact/, in no fit; dnnperf score: the
 # summed bias of the weight gradients and of all kernels). No runs; ~12 min.
 set -uo pipefail
@@ -13,7 +13,7 @@ ROOT=$(git -C "$HERE" rev-parse --show-toplevel)
 B=${DNNPERF:-$ROOT/build/bin/dnnperf}
 W=$(mktemp -d)
 /usr/bin/python3 "$ROOT/scripts/export_onnx.py" --skip-existing "$W/networks" composition > /dev/null
-for cal in "$HERE" "$HERE/second" "$HERE/third" "$HERE/fourth" "$HERE/fifth" "$HERE/sixth"; do
+for cal in "$HERE" "$HERE/second" "$HERE/third" "$HERE/fourth" "$HERE/fifth" "$HERE/sixth" "$HERE/seventh"; do
   [ -d "$cal" ] || continue
   name=$(basename "$cal")
   own=$(ls "$cal"/torch_cpu_*.jsonl | grep -v step_warmth)
@@ -22,7 +22,7 @@ for cal in "$HERE" "$HERE/second" "$HERE/third" "$HERE/fourth" "$HERE/fifth" "$H
   grep -v '"op": "memory_\(sgd\|momentum\|adam\)"' "$cal/torch_cpu_memory.jsonl" > "$W/$name/torch_cpu_memory.jsonl"
   cold=$(echo "$own" | grep -v torch_cpu_memory.jsonl; echo "$W/$name/torch_cpu_memory.jsonl"; ls "$HERE"/cold-state/torch_cpu_*.jsonl)
   variants="own cold-state"
-  case $name in fourth|fifth|sixth) variants=own ;; esac
+  case $name in fourth|fifth|sixth|seventh) variants=own ;; esac
   for variant in $variants; do
     files=$own; [ $variant = cold-state ] && files=$cold
     out=$W/${name}_$variant
