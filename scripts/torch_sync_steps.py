@@ -18,11 +18,18 @@ the medians
     own_median_s       median over ranks of each rank's median step: co-running
     slowest_median_s   median over steps of the slowest rank's step: what a synchronised step lasts
 from which `dnnperf fit` takes device.co_run_slowdown (own / lone) and device.sync_wait
-(slowest / own).
+(slowest / own). Between those steps the same ranks also train under DistributedDataParallel
+(gloo, PyTorch's defaults, as scripts/torch_train.py's ground truth), and the record keeps
+    ddp_slowest_median_s   median over steps of the slowest rank's DDP step
+    ddp_bucket_bytes       the gradient buckets DDP all-reduced, in bytes
+    ddp_buffer_bytes, ddp_buffers   the module buffers DDP broadcasts before every forward
+from which `dnnperf fit` takes what a data-parallel step's communication costs inside the step
+against its all-reduces timed alone (device.ddp_communication).
 
     /usr/bin/python3 scripts/torch_sync_steps.py --procs 2 -o sync.jsonl
 """
 import argparse
+import datetime
 import os
 import statistics
 import sys
@@ -36,13 +43,14 @@ from dnnperf_py.allocator import keep_freed_memory  # noqa: E402
 keep_freed_memory()  # before torch allocates anything
 
 import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
 from dnnperf_py.spawned import spawned  # noqa: E402
 import socket  # noqa: E402
 
-DEFAULT_NETWORKS = "resnet34,mnasnet1_0"
+DEFAULT_NETWORKS = "resnet34,mnasnet1_0,squeezenet1_1,shufflenet_v2_x1_0"  # two sizes, with and without batch norm
 
 
 def composition_networks():
@@ -50,45 +58,85 @@ def composition_networks():
     return export_onnx.COMPOSITION
 
 
+LONE, TOGETHER, DDP = "lone", "together", "ddp"
+
+
 def schedule(steps):
-    """Which timed steps rank 0 takes alone (True) and which all ranks take together, alternating
-    in pairs (alone, together, together, alone, ...) so that the machine's drift falls on both."""
-    return [(i % 4) in (0, 3) for i in range(2 * steps)]
+    """The kinds of the timed steps: rank 0 alone, all ranks together without communicating, and
+    all under DDP, in the order (alone, together, DDP, DDP, together, alone, ...) so that the
+    machine's drift falls on all three alike; `steps` of each."""
+    cycle = (LONE, TOGETHER, DDP, DDP, TOGETHER, LONE)
+    return [cycle[i % len(cycle)] for i in range(3 * steps)]
 
 
-def _rank(rank, network, batch, side, threads, steps, warmup, barrier, queue):
+def ddp_buckets(ddp, model):
+    """The gradient buckets' sizes in bytes as DDP formed them (rebuilt after its first step), or,
+    where PyTorch does not say, as it forms them at first: parameters in reverse order, 1 MiB first,
+    then bucket_cap_mb."""
+    logged = ddp._get_ddp_logging_data()
+    sizes = str(logged.get("rebuilt_bucket_sizes", "")).replace(" ", "")
+    if sizes and all(v.isdigit() for v in sizes.split(",")):
+        return [int(v) for v in sizes.split(",")]
+    buckets, filled, cap = [], 0, 1 << 20
+    for p in reversed([p for p in model.parameters() if p.requires_grad]):
+        filled += p.numel() * p.element_size()
+        if filled >= cap:
+            buckets.append(filled)
+            filled, cap = 0, ddp.bucket_bytes_cap
+    return buckets + ([filled] if filled else [])
+
+
+def _rank(rank, network, batch, side, threads, steps, warmup, procs, port, barrier, queue):
     """One process: SGD steps of `network`, each after a barrier; in the steps rank 0 takes alone
-    the others wait at the next barrier. Its step times, alone and together."""
+    the others wait at the next barrier; the DDP steps all-reduce the gradients (gloo). Its step
+    times per kind, and what DDP communicated."""
     try:
         torch.set_num_threads(threads)
         torch.manual_seed(rank)
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=procs,
+                                timeout=datetime.timedelta(seconds=300))
         model = composition_networks()[network]()
+        # The module called directly trains without communicating: DDP's gradient hooks only act
+        # after a forward through the wrapper.
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
         x, y = torch.randn(batch, 3, side, side), torch.randint(0, 1000, (batch,))
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         loss_fn = torch.nn.CrossEntropyLoss()
-        alone, together = [], []
-        for i, lone in enumerate([False] * warmup + schedule(steps)):
+        times = {LONE: [], TOGETHER: [], DDP: []}
+        warm = [TOGETHER, DDP] * warmup
+        for i, kind in enumerate(warm + schedule(steps)):
             barrier.wait(timeout=300)
-            if lone and rank != 0:
+            if kind == LONE and rank != 0:
                 continue
             t0 = time.perf_counter()
             opt.zero_grad(set_to_none=True)
-            loss_fn(model(x), y).backward()
+            loss_fn((ddp if kind == DDP else model)(x), y).backward()
             opt.step()
-            if i >= warmup:
-                (alone if lone else together).append(time.perf_counter() - t0)
+            if i >= len(warm):
+                times[kind].append(time.perf_counter() - t0)
+        buffers = [b for b in model.buffers()]
+        sent = {"bucket_bytes": ddp_buckets(ddp, model), "buffer_bytes": sum(b.numel() * b.element_size() for b in buffers),
+                "buffers": len(buffers)}
         barrier.wait(timeout=300)
-        queue.put((rank, (alone, together)))
+        dist.destroy_process_group()
+        queue.put((rank, (times, sent)))
     except Exception as e:  # the parent must not wait for a rank that failed
         queue.put((rank, f"{type(e).__name__}: {e}"))
 
 
+def free_port():
+    """A port nobody listens on, so that a stale run cannot capture the rendezvous."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def run_ranks(procs, network, batch, side, threads, steps, warmup):
-    """Per rank, its step times alone (rank 0 only) and together, from `procs` processes meeting
-    before each step."""
+    """Per rank, its step times per kind (alone: rank 0 only) and what DDP sent, from `procs`
+    processes meeting before each step."""
     barrier = mp.get_context("spawn").Barrier(procs)
     results = {}
-    with spawned(_rank, (network, batch, side, threads, steps, warmup, barrier), procs) as queue:
+    with spawned(_rank, (network, batch, side, threads, steps, warmup, procs, free_port(), barrier), procs) as queue:
         for _ in range(procs):
             try:
                 rank, seconds = queue.get(timeout=900)
@@ -101,14 +149,20 @@ def run_ranks(procs, network, batch, side, threads, steps, warmup):
 
 
 def measure(network, procs, batch, side, threads, steps, warmup):
-    """Rank 0 alone and `procs` ranks meeting every step, interleaved: the record's numbers."""
+    """Rank 0 alone, `procs` ranks meeting every step, and the same under DDP, interleaved: the
+    record's numbers."""
     results = run_ranks(procs, network, batch, side, threads, steps, warmup)
-    lone = results[0][0]
-    ranks = [together for _, together in results]
+    lone = results[0][0][LONE]
+    ranks = [times[TOGETHER] for times, _ in results]
+    ddp_ranks = [times[DDP] for times, _ in results]
     slowest = [max(r) for r in zip(*ranks)]
+    ddp_slowest = [max(r) for r in zip(*ddp_ranks)]
     own = statistics.median(statistics.median(r) for r in ranks)
+    sent = results[0][1]
     return slowest, {"lone_median_s": statistics.median(lone), "own_median_s": own, "slowest_median_s": statistics.median(slowest),
-                     "lone_s": lone, "per_rank_s": ranks}
+                     "ddp_slowest_median_s": statistics.median(ddp_slowest), "ddp_bucket_bytes": sent["bucket_bytes"],
+                     "ddp_buffer_bytes": sent["buffer_bytes"], "ddp_buffers": sent["buffers"],
+                     "lone_s": lone, "per_rank_s": ranks, "ddp_per_rank_s": ddp_ranks}
 
 
 def main():
@@ -156,7 +210,8 @@ def main():
         m = metrics
         print(f"{network}: alone {1e3 * m['lone_median_s']:.1f} ms, each of {args.procs} ranks {1e3 * m['own_median_s']:.1f} ms "
               f"({m['own_median_s'] / m['lone_median_s']:.3f}x), the slowest {1e3 * m['slowest_median_s']:.1f} ms "
-              f"({m['slowest_median_s'] / m['own_median_s']:.3f}x the rank's own) [{time.time() - started:.0f} s]", flush=True)
+              f"({m['slowest_median_s'] / m['own_median_s']:.3f}x the rank's own); under DDP {1e3 * m['ddp_slowest_median_s']:.1f} ms "
+              f"({sum(m['ddp_bucket_bytes']) / 2**20:.1f} MiB in {len(m['ddp_bucket_bytes'])} buckets) [{time.time() - started:.0f} s]", flush=True)
     return 1 if failed else 0
 
 

@@ -50,8 +50,8 @@ constexpr const char* kCpuParameterSizes = " --large-memory-sizes 268435456";
 // --time-weight auto) and one report's plots, 67 s on the 2-core Intel VM (2026-12-03) with both
 // reports drawn; a single fit took 31-48 s there and on the AMD VMs.
 constexpr double kFitReserve = 80;
-// Training steps of two networks that are not validated, alone and with the ranks sharing the node
-// meeting every step (scripts/torch_sync_steps.py; ~30 s on the 2-core VM).
+// Training steps of four networks that are not validated, alone, with the ranks sharing the node
+// meeting every step, and under DDP (scripts/torch_sync_steps.py; ~30 s on the 2-core VM).
 constexpr double kCoRunReserve = 40;
 // Real training steps and inferences of networks that are not validated (scripts/export_onnx.py
 // COMPOSITION), two runs each: what a whole step costs beyond its kernels, for the prediction

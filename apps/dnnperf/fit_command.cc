@@ -34,6 +34,7 @@
 #include "predictor/hardware/cpu_identity.h"
 #include "predictor/hardware/fitted_sections.h"
 #include "predictor/hardware/hardware_profile.h"
+#include "predictor/prediction/predict.h"
 
 namespace dnnperf::cli {
 
@@ -546,6 +547,8 @@ struct ComputeFitted {
   /// Every GEMM and convolution sample with its time: what re-timed reference kernels kept with
   /// ground-truth runs are compared with (fit_step_spread), whichever of them the profile keeps.
   std::vector<std::pair<Kernel, double>> timed;
+  /// The co-running records' DDP steps: DDP's own overhead is fitted on them once the all-reduce is.
+  std::vector<fitting::ComputeData::DdpStep> ddp_steps;
 };
 ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
@@ -568,6 +571,7 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
   }
   ComputeFitted fitted;
   fitted.co_running = fit_co_running(data, profile, sources);
+  fitted.ddp_steps = data.ddp_steps;
   if (data.samples.empty()) return fitted;
   fitted.models = true;
   for (const fitting::ComputeSample& smp : data.samples)
@@ -801,6 +805,49 @@ ComputeFitted fit_compute(const FitOptions& o, const HardwareProfile& base, nloh
   return fitted;
 }
 
+/// DDP's own seconds per step (device.ddp_step_overhead_s), per rank count, from the co-running
+/// records' DDP steps and the profile just fitted: each network's DDP steps less its synchronised
+/// steps (both measured) is the communication as the step paid it; less its buckets' all-reduces
+/// and copies as priced, what DDP adds besides. The median over the networks, printed with each.
+void fit_ddp_overhead(const std::vector<fitting::ComputeData::DdpStep>& steps, nlohmann::json& profile, const std::string& sources) {
+  if (steps.empty()) return;
+  const HardwareProfile hw = hardware_profile_from_json(profile, "the fitted profile");
+  // DDP all-reduces through its framework's library: that one's measured model where fitted.
+  const std::string library = hw.device.kind == "gpu" ? "nccl" : "gloo";
+  const bool library_model = find_comm_model(hw, "allreduce", library_choice_name(library)) != nullptr;
+  std::map<int, std::vector<const fitting::ComputeData::DdpStep*>> by_ranks;
+  for (const auto& s : steps) by_ranks[s.ranks].push_back(&s);
+  std::cout << "\nDDP steps against their synchronised steps plus their buckets' all-reduces and copies as priced"
+            << (library_model ? " (" + library + "'s measured all-reduce)" : " (no model of " + library + "'s all-reduce: the fitted algorithms)") << "\n";
+  std::cout << std::left << std::setw(22) << "network" << std::right << std::setw(7) << "ranks" << std::setw(10) << "MiB" << std::setw(9) << "buckets"
+            << std::setw(12) << "added ms" << std::setw(12) << "priced ms" << std::setw(12) << "beyond ms" << "\n";
+  for (const auto& [ranks, list] : by_ranks) {
+    ParallelPlan plan;
+    plan.devices_per_node = ranks;
+    if (library_model) plan.allreduce_library = library;
+    std::vector<double> beyond;
+    for (const fitting::ComputeData::DdpStep* s : list) {
+      const double priced = bucket_communication_seconds(hw, plan, s->bucket_bytes);
+      beyond.push_back(s->added_s - priced);
+      std::cout << std::left << std::setw(22) << s->network << std::right << std::setw(7) << ranks << std::setw(10)
+                << fixed(std::accumulate(s->bucket_bytes.begin(), s->bucket_bytes.end(), 0.0) / 1048576, 1) << std::setw(9) << s->bucket_bytes.size()
+                << std::setw(12) << fixed(1e3 * s->added_s, 1) << std::setw(12) << fixed(1e3 * priced, 1) << std::setw(12) << fixed(1e3 * beyond.back(), 1) << "\n";
+    }
+    std::sort(beyond.begin(), beyond.end());
+    const std::size_t n = beyond.size();
+    const double median = n % 2 ? beyond[n / 2] : 0.5 * (beyond[n / 2 - 1] + beyond[n / 2]);
+    // A step's own work cannot be negative: below zero the all-reduces are priced above what the
+    // steps paid for them, which no per-step term should hide.
+    const double kept = std::max(median, 0.0);
+    profile["device"]["ddp_step_overhead_s"][std::to_string(ranks)] = kept;
+    std::cout << "DDP's own work at " << ranks << " ranks: " << fixed(1e3 * median, 1) << " ms per step (median of " << n << " networks; "
+              << fixed(1e3 * beyond.front(), 1) << " to " << fixed(1e3 * beyond.back(), 1) << ")"
+              << (median < 0 ? ": below zero, none kept (the all-reduces are priced above what the steps paid)" : "; data-parallel steps are priced with it (device.ddp_step_overhead_s)")
+              << "\n";
+  }
+  profile["sources"]["device.ddp_step_overhead_s"] = "dnnperf fit on " + bench::utc_now() + " from " + sources;
+}
+
 /// The map of which algorithm a library's choice runs where, one line per rank count.
 std::string describe_library_choices(const std::vector<LibraryChoice>& choices) {
   std::ostringstream text;
@@ -844,6 +891,9 @@ FittedProfile fit_profile(const FitOptions& o) {
   for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
   if (data.samples.empty()) {
     if (!compute && !fitted.co_running) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
+    if (!fitted.ddp_steps.empty())
+      std::cout << "DDP steps measured, but no all-reduce measurements to price their buckets with: DDP's own work per step not fitted "
+                   "(give the all-reduce records too, e.g. torch_cpu_allreduce.jsonl)\n";
     const std::optional<double> rms = fit_step_spread(o, profile, fitted.timed);
     return {profile, rms};
   }
@@ -971,6 +1021,7 @@ FittedProfile fit_profile(const FitOptions& o) {
 
   profile["communication"] = communication_section(chosen);
   profile["sources"]["communication"] = "fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (host " + data.host + ")";
+  fit_ddp_overhead(fitted.ddp_steps, profile, sources);
   const std::optional<double> rms = fit_step_spread(o, profile, fitted.timed);
   if (!o.plots.empty()) {
     std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";

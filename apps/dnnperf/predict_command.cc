@@ -137,6 +137,7 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   }
   if (p.framework_s > 0) j["framework_s"] = p.framework_s;
   if (p.sync_wait != 1.0) j["sync_wait"] = p.sync_wait;
+  if (p.ddp_overhead_s > 0) j["ddp_overhead_s"] = p.ddp_overhead_s;
   j["allreduce_calls"] = p.allreduces.size();
   j["communication_model"] = p.fitted_communication ? "fitted" : "datasheet";
   if (!p.allreduces.empty()) {
@@ -199,7 +200,9 @@ void print_prediction(const Prediction& p, const Graph& g, const Options& o) {
               << "optimizer update    " << ms(p.update_s) << " ms\n"
               << "compute             " << ms(p.compute_s) << " ms\n"
               << "all-reduce          " << ms(p.comm_s) << " ms in " << p.allreduces.size() << " calls, "
-              << fixed(p.gradient_bytes / (1024.0 * 1024.0), 1) << " MiB of gradients; exposed " << ms(p.comm_exposed_s) << " ms\n"
+              << fixed(p.gradient_bytes / (1024.0 * 1024.0), 1) << " MiB of gradients"
+              << (p.ddp_overhead_s > 0 ? ", with DDP's own " + ms(p.ddp_overhead_s) + " ms per step (profile's ddp_step_overhead_s)" : "")
+              << "; exposed " << ms(p.comm_exposed_s) << " ms\n"
               << "iteration           " << ms(p.iteration_s) << " ms"
               << (p.iteration_high_s > p.iteration_low_s ? " (95% interval " + ms(p.iteration_low_s) + " - " + ms(p.iteration_high_s) + " ms)" : "") << "\n"
               << "throughput          " << fixed(p.samples_per_s, 1) << " samples/s\n";

@@ -882,6 +882,19 @@ bool read_sync_step(const bench::Record& r, const std::string& where, ComputeDat
   }
   d.step_co_run_ratios[ranks].push_back(own / lone);
   d.sync_wait_ratios[ranks].push_back(slowest / own);
+  // Records from before 2026-12-03's night have no DDP steps: their ratios stand alone.
+  if (!r.metrics.contains("ddp_slowest_median_s")) return true;
+  const double ddp = seconds("ddp_slowest_median_s");
+  const auto buckets = r.metrics.find("ddp_bucket_bytes");
+  const bool named = r.params.is_object() && r.params.contains("network") && r.params["network"].is_string();
+  ComputeData::DdpStep step{named ? r.params["network"].get<std::string>() : "?", where, ranks, ddp - slowest, {}};
+  if (buckets != r.metrics.end() && buckets->is_array())
+    for (const nlohmann::json& b : *buckets)
+      if (b.is_number() && b.get<double>() > 0) step.bucket_bytes.push_back(b.get<double>());
+  if (ddp < 0 || step.bucket_bytes.empty() || buckets->size() != step.bucket_bytes.size())
+    d.excluded.push_back({where, "sync_step record's DDP steps without a positive ddp_slowest_median_s and positive ddp_bucket_bytes (its co-running kept)"});
+  else
+    d.ddp_steps.push_back(std::move(step));
   return true;
 }
 

@@ -61,6 +61,18 @@ struct ComputeData {
   /// scripts/torch_sync_steps.py): per P and per record, a rank's own step over a lone process's
   /// (co-running, of whole steps) and the slowest rank's over a rank's own (the wait). Not samples.
   std::map<int, std::vector<double>> step_co_run_ratios, sync_wait_ratios;
+  /// The same ranks' steps under DistributedDataParallel, where the record has them (metrics
+  /// ddp_slowest_median_s, ddp_bucket_bytes): what DDP added to the synchronised step (the slowest
+  /// rank's median DDP step less its median step without communication) and the gradient buckets
+  /// it all-reduced. Not samples: the data-parallel step's overhead is fitted on them once the
+  /// all-reduce is (device.ddp_step_overhead_s).
+  struct DdpStep {
+    std::string network, where;
+    int ranks = 0;
+    double added_s = 0;
+    std::vector<double> bucket_bytes;
+  };
+  std::vector<DdpStep> ddp_steps;
   /// Per calibration_class(), the host's time to queue one call where the backend measured it
   /// (records' metrics.dispatch_s: scripts/torch_bench.py on CUDA); empty for synchronous devices.
   std::map<std::string, std::vector<double>> dispatch_seconds;

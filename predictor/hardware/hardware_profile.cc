@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <numbers>
+#include <sstream>
 #include <tuple>
 
 #include "predictor/common/error.h"
@@ -37,26 +38,32 @@ double fraction(JsonObjectReader& r, const std::string& key, double fallback) {
   return v;
 }
 
-// Per process count (a key of at least 2), a slowdown factor: co_run_slowdown's and sync_wait's
-// form. `low` 0: factors above 0 (sharing a node may even speed a rank up, in principle); `low` 1:
-// factors of at least 1 (waiting for the slowest rank never shortens a step).
-std::map<int, double> read_process_factors(JsonObjectReader& r, const std::string& key, double low) {
-  std::map<int, double> factors;
-  if (!r.has(key)) return factors;
+// Per process count (a key of at least 2), a number in [low, high] (`open_low`: above low):
+// co_run_slowdown's, sync_wait's and ddp_step_overhead_s's form; `example` shows one.
+std::map<int, double> read_per_process(JsonObjectReader& r, const std::string& key, const std::string& noun, double low, bool open_low, double high,
+                                       const std::string& example) {
+  std::map<int, double> values;
+  if (!r.has(key)) return values;
   const json& c = r.at(key);
-  if (!c.is_object()) r.fail(key, "must be an object of process counts and factors, e.g. {\"2\": 1.15}");
-  const std::string range = low > 0 ? "[1, 100]" : "(0, 100]";
-  for (const auto& [count, factor] : c.items()) {
+  if (!c.is_object()) r.fail(key, "must be an object of process counts and numbers (" + noun + "), e.g. " + example);
+  std::ostringstream range;
+  range << (open_low ? "(" : "[") << low << ", " << high << "]";
+  for (const auto& [count, value] : c.items()) {
     char* end = nullptr;
     const long processes = std::strtol(count.c_str(), &end, 10);
     if (count.empty() || *end != '\0' || processes < 2 || processes > 1000000)
       r.fail(key, "key '" + count + "' is not a process count of at least 2");
-    const bool in_range = factor.is_number() && factor.get<double>() <= 100 &&
-                          (low > 0 ? factor.get<double>() >= low : factor.get<double>() > low);
-    if (!in_range) r.fail(key, "factor for " + count + " processes must be a number in " + range);
-    factors[static_cast<int>(processes)] = factor.get<double>();
+    const bool in_range = value.is_number() && value.get<double>() <= high && (open_low ? value.get<double>() > low : value.get<double>() >= low);
+    if (!in_range) r.fail(key, noun + " for " + count + " processes must be a number in " + range.str());
+    values[static_cast<int>(processes)] = value.get<double>();
   }
-  return factors;
+  return values;
+}
+
+// `low` 0: factors above 0 (sharing a node may even speed a rank up, in principle); `low` 1:
+// factors of at least 1 (waiting for the slowest rank never shortens a step).
+std::map<int, double> read_process_factors(JsonObjectReader& r, const std::string& key, double low) {
+  return read_per_process(r, key, "factor", low, !(low > 0), 100, "{\"2\": 1.15}");
 }
 
 MatrixEfficiency read_matrix(const json& j, const std::string& where, MatrixEfficiency e) {
@@ -137,6 +144,7 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (d.pointwise_conv_gemm_below_batch < 0) r.fail("pointwise_conv_gemm_below_batch", "must not be negative");
   d.co_run_slowdown = read_process_factors(r, "co_run_slowdown", 0.0);
   d.sync_wait = read_process_factors(r, "sync_wait", 1.0);
+  d.ddp_step_overhead_s = read_per_process(r, "ddp_step_overhead_s", "seconds", 0, false, 10, "{\"2\": 0.008}");
   if (r.has("host_dispatch_s")) {
     const json& h = r.at("host_dispatch_s");
     if (!h.is_object()) r.fail("host_dispatch_s", "must be an object of kernel classes and seconds, e.g. {\"gemm\": 1.5e-05}");
@@ -307,17 +315,23 @@ std::filesystem::path data_dir() {
 
 namespace {
 
-// Linear in the process count between measured counts, from 1 at one process.
-double interpolated(const std::map<int, double>& factors, int processes) {
+// Linear in the process count between measured counts, from `at_one` at one process.
+double interpolated(const std::map<int, double>& factors, int processes, double at_one = 1.0) {
   const auto above = factors.lower_bound(processes);
   if (above->first == processes) return above->second;
   const double p0 = above == factors.begin() ? 1.0 : std::prev(above)->first;
-  const double f0 = above == factors.begin() ? 1.0 : std::prev(above)->second;
+  const double f0 = above == factors.begin() ? at_one : std::prev(above)->second;
   const double share = (processes - p0) / (above->first - p0);
   return f0 + share * (above->second - f0);
 }
 
 }  // namespace
+
+double ddp_step_overhead_seconds(const DeviceSpec& d, int ranks) {
+  if (ranks <= 1 || d.ddp_step_overhead_s.empty()) return 0.0;
+  if (ranks > d.ddp_step_overhead_s.rbegin()->first) return d.ddp_step_overhead_s.rbegin()->second;
+  return interpolated(d.ddp_step_overhead_s, ranks, 0.0);
+}
 
 double co_run_factor(const DeviceSpec& d, int processes) {
   if (processes <= 1 || d.co_run_slowdown.empty()) return 1.0;

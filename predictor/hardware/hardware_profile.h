@@ -113,6 +113,15 @@ struct DeviceSpec {
   /// that are not validated: scripts/torch_sync_steps.py, fitted by `dnnperf fit`); empty: 1.
   /// Beyond the measured counts, see sync_wait_factor().
   std::map<int, double> sync_wait;
+  /// Seconds a DistributedDataParallel training step of P ranks takes beyond its kernels (with
+  /// co_run_slowdown and sync_wait), its gradient all-reduces and their bucket copies: DDP's own
+  /// work per step (the module buffers it broadcasts before every forward, its reducer), waiting
+  /// in its collectives' hand-offs. On the Intel VM (2026-12-03, gloo, 2 ranks) four networks'
+  /// DDP steps took 6.5-13 ms more than their synchronised steps plus their buckets' all-reduces
+  /// and copies as timed alone, whatever their gradients' size (4.7-83 MiB). Measured on networks
+  /// that are not validated (scripts/torch_sync_steps.py), fitted by `dnnperf fit` once the
+  /// all-reduce is; beyond the measured counts, see ddp_step_overhead_seconds(). Empty: none.
+  std::map<int, double> ddp_step_overhead_s;
   /// Seconds the framework's host takes to queue one kernel, per calibration_class() ("gemm",
   /// "conv_forward", "pass:batch_norm", "memory", ...), for devices that run kernels
   /// asynchronously (GPUs): the host queues kernels one after another while the device runs them,
@@ -148,6 +157,11 @@ struct DeviceSpec {
 /// The factor for `processes` sharing the device: the measured one, linear between measured
 /// counts (and from 1 at one process), the largest measured one beyond them; 1 with none.
 double co_run_factor(const DeviceSpec& device, int processes);
+
+/// DDP's own seconds per training step at `ranks` data-parallel ranks: the measured ones, linear
+/// between measured counts (from none at one rank), the largest measured count's beyond them; 0
+/// with none measured.
+double ddp_step_overhead_seconds(const DeviceSpec& device, int ranks);
 
 /// The wait for the slowest of `ranks` data-parallel ranks, as a factor on a step's computation:
 /// the measured one, linear between measured counts (and from 1 at one rank); beyond the largest

@@ -275,13 +275,25 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     }
   }
   step.gradient_bytes_per_element = lowering.compute_dtype ? dtype_bytes(*lowering.compute_dtype) : 4.0;
+  step.copy_seconds_per_byte = ddp_copy_seconds_per_byte(hw, lowering.compute_dtype.value_or(DType::f32), config.plan.devices_per_node);
+  return step;
+}
+
+double ddp_copy_seconds_per_byte(const HardwareProfile& hw, DType dtype, int processes_per_node) {
   Kernel copy;  // one DDP bucket's worth
   copy.cls = KernelClass::copy;
-  copy.dtype = lowering.compute_dtype.value_or(DType::f32);
+  copy.dtype = dtype;
   copy.bytes_read = copy.bytes_written = 25.0 * 1024 * 1024;
-  copy.elements = static_cast<std::int64_t>(copy.bytes_read / step.gradient_bytes_per_element);
-  step.copy_seconds_per_byte = co_run * model.seconds(copy, execution) / copy.bytes_read;
-  return step;
+  copy.elements = static_cast<std::int64_t>(copy.bytes_read / dtype_bytes(dtype));
+  return co_run_factor(hw.device, processes_per_node) * ProfileComputeModel(hw).seconds(copy, ExecutionOptions{}) / copy.bytes_read;
+}
+
+double bucket_communication_seconds(const HardwareProfile& hw, const ParallelPlan& plan, std::span<const double> bucket_bytes) {
+  const AllReducePricer price = allreduce_pricer(hw, plan, IntervalBound::center);
+  const double copy = ddp_copy_seconds_per_byte(hw, DType::f32, plan.devices_per_node);
+  double seconds = 0;
+  for (const double bytes : bucket_bytes) seconds += price(bytes).second + 2 * bytes * copy;
+  return seconds;
 }
 
 Prediction simulate_step(const Graph& graph, const PricedStep& step, const HardwareProfile& hw, const RunConfig& config) {
@@ -340,16 +352,18 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   } else {
     ParallelPlan plan = config.plan;
     plan.communication_on_compute_cores = hw.device.kind == "cpu";
+    const double ddp = ddp_step_overhead_seconds(hw.device, plan.data_parallel());
     DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, seconds, plan,
                                                       allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element,
-                                                      step.copy_seconds_per_byte);
+                                                      step.copy_seconds_per_byte, ddp);
     if (step.calibrated) {
       // The interval: every kernel at the step's bounds (price_step), every all-reduce at its own.
       p.iteration_low_s = simulate_data_parallel(graph, step.kernels, low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
-                                                 step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
+                                                 step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp).iteration_s;
       p.iteration_high_s = simulate_data_parallel(graph, step.kernels, high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
-                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte).iteration_s;
+                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp).iteration_s;
     }
+    p.ddp_overhead_s = dp.ddp_overhead_s;
     p.fitted_communication = !hw.communication.empty();
     p.iteration_s = dp.iteration_s;
     p.compute_s = dp.compute_s;

@@ -63,6 +63,9 @@ struct Prediction {
   /// phase and layer times above include it.
   double sync_wait = 1;
   std::vector<AllReduceCall> allreduces;
+  /// DDP's own work per step beyond its all-reduces and copies (DeviceSpec::ddp_step_overhead_s),
+  /// included in comm_s; 0 without a measured one, or one rank.
+  double ddp_overhead_s = 0;
   bool fitted_communication = false;  // all-reduces priced by fitted models
   std::optional<std::int64_t> iterations_per_epoch;
   std::optional<double> epoch_s;
@@ -96,6 +99,17 @@ struct PricedStep {
 };
 
 PricedStep price_step(const Graph& graph, const HardwareProfile& hardware, const RunConfig& config);
+
+/// DDP's bucket copies (each gradient into its flat bucket, and back after the all-reduce) per
+/// byte on the device, as price_step charges them: a 25 MiB copy of `dtype` at the co-running of
+/// `processes_per_node` ranks.
+double ddp_copy_seconds_per_byte(const HardwareProfile& hardware, DType dtype, int processes_per_node);
+
+/// A data-parallel step's gradient communication as dnnperf prices it, buckets of `bucket_bytes`
+/// one after another, each all-reduced and copied twice: on a CPU, where none overlaps the
+/// computation, what the step adds. `dnnperf fit` holds DDP's measured steps against it
+/// (DeviceSpec::ddp_step_overhead_s).
+double bucket_communication_seconds(const HardwareProfile& hardware, const ParallelPlan& plan, std::span<const double> bucket_bytes);
 
 /// Simulates `step` under `config` (whose plan may differ from the one it was priced for).
 Prediction simulate_step(const Graph& graph, const PricedStep& step, const HardwareProfile& hardware,

@@ -33,7 +33,8 @@ std::vector<Gradient> gradients(const Graph& g, double bytes_per_element) {
 
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> seconds, const ParallelPlan& plan,
-                                             const AllReducePricer& price, double bytes_per_element, double bucket_copy_seconds_per_byte) {
+                                             const AllReducePricer& price, double bytes_per_element, double bucket_copy_seconds_per_byte,
+                                             double ddp_overhead_seconds) {
   DNNPERF_CHECK(kernels.size() == seconds.size());
   DataParallelIteration r;
   Timeline& tl = r.timeline;
@@ -92,7 +93,14 @@ DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const
   } else if (distributed && plan.sync == GradientSync::at_end && r.gradient_bytes > 0) {
     barrier = allreduce(r.gradient_bytes, last_compute, 0.0);
   }
-  const int comm_done = r.allreduces.empty() ? -1 : r.allreduces.back().task;
+  int comm_done = r.allreduces.empty() ? -1 : r.allreduces.back().task;
+  if (distributed && plan.sync == GradientSync::bucketed && ddp_overhead_seconds > 0) {
+    // Not one collective: DDP's buffer broadcast, its reducer and hand-offs, measured per step
+    // as a whole (scripts/torch_sync_steps.py); it delays the optimizer step as the last bucket does.
+    const int after[1] = {comm_done >= 0 ? comm_done : last_compute};
+    comm_done = tl.add_task(r.comm_stream, ddp_overhead_seconds, std::span<const int>(after, after[0] >= 0 ? 1 : 0), TaskKind::communication);
+    r.ddp_overhead_s = ddp_overhead_seconds;
+  }
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     if (kernels[i].phase != Phase::update) continue;
     const int deps[1] = {comm_done};

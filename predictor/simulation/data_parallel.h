@@ -40,16 +40,19 @@ struct DataParallelIteration {
   double comm_s = 0;           // busy time of the communication stream
   double comm_exposed_s = 0;   // iteration time not covered by computation
   double gradient_bytes = 0;
+  double ddp_overhead_s = 0;   // DDP's own work per step, on the communication stream (DeviceSpec::ddp_step_overhead_s)
 };
 
 /// `kernels` as lower() orders them (training) and `kernel_seconds` their durations;
 /// `gradient_bytes_per_element` is the size of one gradient element in the all-reduce.
 /// `bucket_copy_seconds_per_byte`: with bucketed sync, DDP copies each gradient into its flat
 /// bucket and back after the all-reduce (PyTorch's default, gradient_as_bucket_view off); each
-/// bucket's all-reduce is charged both copies.
+/// bucket's all-reduce is charged both copies. `ddp_overhead_seconds`: with bucketed sync, DDP's
+/// own work per step beyond those (DeviceSpec::ddp_step_overhead_s), after the last bucket and
+/// before the optimizer step.
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> kernel_seconds, const ParallelPlan& plan,
                                              const AllReducePricer& allreduce, double gradient_bytes_per_element,
-                                             double bucket_copy_seconds_per_byte = 0);
+                                             double bucket_copy_seconds_per_byte = 0, double ddp_overhead_seconds = 0);
 
 }  // namespace dnnperf

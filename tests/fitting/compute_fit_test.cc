@@ -628,6 +628,36 @@ TEST_CASE("Synchronised training steps give a co-running and a wait ratio per ra
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Synchronised steps' DDP steps: what DDP added and its buckets; bad ones named, their ratios kept", "[fitting][compute]") {
+  const auto record = [](const std::string& network, const nlohmann::json& metrics) {
+    return h200_record(0.12, {{"op", "sync_step"}, {"params", {{"network", network}, {"batch", 4}, {"input", 64}}},
+                              {"layout", {{"device", "cpu"}, {"threads", 1}, {"co_running", 2}}}, {"metrics", metrics}});
+  };
+  const nlohmann::json steps = {{"lone_median_s", 0.100}, {"own_median_s", 0.110}, {"slowest_median_s", 0.1155}};
+  const auto with = [&](const nlohmann::json& ddp) {
+    nlohmann::json m = steps;
+    m.update(ddp);
+    return m;
+  };
+  const std::string path = write_measurements("dnnperf_ddp_step_test.jsonl", {
+      record("resnet34", with({{"ddp_slowest_median_s", 0.2155}, {"ddp_bucket_bytes", {2e6, 2.8e7}}, {"ddp_buffers", 108}})),
+      record("mnasnet1_0", steps),  // measured before DDP steps were: its ratios alone
+      record("squeezenet1_1", with({{"ddp_slowest_median_s", 0.15}, {"ddp_bucket_bytes", {2e6, -1}}})),
+      record("shufflenet", with({{"ddp_bucket_bytes", {2e6}}, {"ddp_slowest_median_s", "fast"}}))});
+  const ComputeData d = load_compute_data({path});
+  CHECK(d.step_co_run_ratios.at(2).size() == 4);  // every record's co-running counts
+  REQUIRE(d.ddp_steps.size() == 1);
+  CHECK(d.ddp_steps[0].network == "resnet34");
+  CHECK(d.ddp_steps[0].ranks == 2);
+  CHECK(d.ddp_steps[0].added_s == Approx(0.100));
+  CHECK(d.ddp_steps[0].bucket_bytes == std::vector<double>{2e6, 2.8e7});
+  REQUIRE(d.excluded.size() == 2);
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("record 3"));
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("DDP steps without a positive ddp_slowest_median_s and positive ddp_bucket_bytes"));
+  CHECK_THAT(d.excluded[1].where, Catch::Contains("record 4"));
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choice is the sample", "[fitting][compute]") {
   const nlohmann::json conv = {{"n", 8}, {"c", 64}, {"h", 28}, {"w", 28}, {"k", 64}, {"r", 3}, {"s", 3}, {"stride_h", 1}, {"stride_w", 1},
                                {"pad_h", 1}, {"pad_w", 1}, {"dilation_h", 1}, {"dilation_w", 1}, {"groups", 1}};

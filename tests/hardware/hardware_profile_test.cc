@@ -422,6 +422,25 @@ TEST_CASE("Ranks meeting every step wait for the slowest: measured, between and 
   CHECK_THROWS_WITH(load_hardware_profile(key), Catch::Contains("field 'sync_wait' key '1' is not a process count of at least 2"));
 }
 
+TEST_CASE("DDP's own seconds per step: measured, between, beyond; bad ones named", "[hardware]") {
+  DeviceSpec d = find_hardware_profile("cpu").device;
+  CHECK(ddp_step_overhead_seconds(d, 8) == 0.0);  // nothing measured: none
+  d.ddp_step_overhead_s = {{2, 0.008}, {4, 0.012}};
+  CHECK(ddp_step_overhead_seconds(d, 1) == 0.0);  // one rank runs no DDP
+  CHECK(ddp_step_overhead_seconds(d, 2) == Approx(0.008));
+  CHECK(ddp_step_overhead_seconds(d, 3) == Approx(0.010));   // between measured counts
+  CHECK(ddp_step_overhead_seconds(d, 64) == Approx(0.012));  // beyond them: the largest measured
+  d.ddp_step_overhead_s = {{4, 0.012}};
+  CHECK(ddp_step_overhead_seconds(d, 2) == Approx(0.004));   // from none at one rank
+  const std::string good = write_variant("ddp", [](nlohmann::json& j) { j["device"]["ddp_step_overhead_s"] = {{"2", 0.0}, {"4", 0.009}}; });
+  CHECK(load_hardware_profile(good).device.ddp_step_overhead_s.at(4) == 0.009);
+  CHECK(load_hardware_profile(good).device.ddp_step_overhead_s.at(2) == 0.0);  // none is a measured value
+  const std::string negative = write_variant("ddp_negative", [](nlohmann::json& j) { j["device"]["ddp_step_overhead_s"] = {{"2", -0.001}}; });
+  CHECK_THROWS_WITH(load_hardware_profile(negative), Catch::Contains("device: field 'ddp_step_overhead_s' seconds for 2 processes must be a number in [0, 10]"));
+  const std::string text = write_variant("ddp_text", [](nlohmann::json& j) { j["device"]["ddp_step_overhead_s"] = 0.008; });
+  CHECK_THROWS_WITH(load_hardware_profile(text), Catch::Contains("field 'ddp_step_overhead_s' must be an object of process counts"));
+}
+
 TEST_CASE("A profile's host dispatch times are read per kernel class and checked", "[hardware]") {
   CHECK(find_hardware_profile("h200").device.host_dispatch_s.empty());  // datasheets: the host keeps ahead
   const std::string good = write_variant("dispatch", [](nlohmann::json& j) { j["device"]["host_dispatch_s"] = {{"gemm", 1.5e-5}, {"pass:batch_norm", 6e-5}}; });

@@ -37,6 +37,15 @@ with tempfile.TemporaryDirectory() as tmp:
         check("figures", abs(m["slowest_median_s"] - med(slowest)) < 1e-12 and abs(rec["seconds"]["median"] - med(slowest)) < 1e-12
               and abs(m["own_median_s"] - med([med(x) for x in ranks])) < 1e-12 and abs(m["lone_median_s"] - med(m["lone_s"])) < 1e-12
               and m["slowest_median_s"] >= m["own_median_s"], json.dumps(m)[:400])
+        # The same ranks under DDP: 4 steps each, the slowest's median, and every parameter's
+        # gradient in some bucket (squeezenet has no buffers to broadcast).
+        import torchvision
+        parameter_bytes = sum(4 * p.numel() for p in torchvision.models.squeezenet1_1().parameters())
+        ddp_slowest = [max(a, b) for a, b in zip(*m["ddp_per_rank_s"])]
+        check("ddp_steps", len(m["ddp_per_rank_s"]) == 2 and all(len(x) == 4 for x in m["ddp_per_rank_s"])
+              and abs(m["ddp_slowest_median_s"] - med(ddp_slowest)) < 1e-12, json.dumps(m)[:600])
+        check("ddp_buckets", sum(m["ddp_bucket_bytes"]) == parameter_bytes and len(m["ddp_bucket_bytes"]) >= 2
+              and m["ddp_buffers"] == 0 and m["ddp_buffer_bytes"] == 0, json.dumps(m)[:600])
         r = run(*small, "--resume", "-o", out)
         check("resume_skips", r.returncode == 0 and "alone" not in r.stdout
               and sum(1 for line in open(out) if json.loads(line)["type"] == "record") == 1, r.stdout + r.stderr)
