@@ -203,6 +203,25 @@ import csv,sys
 w=[float(r['sync_wait']) for r in csv.DictReader(open(sys.argv[1]))]
 assert len(w)==3 and 1<w[0]<w[1]<w[2], w" "$tmp/wait.csv" \
   && echo "ok   scale_sync_wait" || { echo "FAIL scale_sync_wait"; cat "$tmp/wait.txt"; fail=1; }
+# Synchronised steps with DDP steps beside them, and the all-reduce they are priced with: DDP's own
+# work per step is the median excess over the networks, kept in the profile, charged by predict.
+ninth="$src/data/measurements/cpu-vm-2core-2026-12-03-intel/ninth"
+check fit_ddp_overhead 0 "DDP's own work at 2 ranks: -?[0-9.]+ ms per step \(median of 4 networks" -- \
+  "$bin" fit "$ninth/torch_cpu_sync_steps.jsonl" "$ninth/torch_cpu_allreduce.jsonl" --hardware cpu -o "$tmp/ddp.json"
+/usr/bin/python3 -c "
+import json,re,sys
+out=open(sys.argv[2]).read()
+beyond=sorted(float(m) for m in re.findall(r'^\S+ +2 +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +(-?[0-9.]+)$', out, re.M))
+assert len(beyond)==4, out
+want=max(0.0, (beyond[1]+beyond[2])/2)
+got=1e3*json.load(open(sys.argv[1]))['device']['ddp_step_overhead_s']['2']
+assert abs(got-want)<0.06, (got, want)" "$tmp/ddp.json" <("$bin" fit "$ninth/torch_cpu_sync_steps.jsonl" "$ninth/torch_cpu_allreduce.jsonl" --hardware cpu -o "$tmp/ddp2.json") \
+  && echo "ok   fit_ddp_overhead_value" || { echo "FAIL fit_ddp_overhead_value"; fail=1; }
+check predict_ddp_overhead 0 "with DDP's own [0-9.]+ ms per step" -- "$bin" predict -n resnet18 -b 2 --input 32 --hardware "$tmp/ddp.json" --gpus-per-node 2 --summary
+"$bin" predict -n resnet18 -b 2 --input 32 --hardware "$tmp/ddp.json" --gpus-per-node 1 --summary | grep -q "DDP's own" \
+  && { echo "FAIL predict_ddp_overhead_one_rank"; fail=1; } || echo "ok   predict_ddp_overhead_one_rank"
+check fit_ddp_without_allreduce 0 "DDP steps measured, but no all-reduce measurements" -- \
+  "$bin" fit "$ninth/torch_cpu_sync_steps.jsonl" --hardware cpu -o "$tmp/ddp3.json"
 # fit --steps: whole steps of other networks against their kernels. Runs made here at e^r times
 # the prediction, at half the machine's calibrated speed (the reference kernels kept beside them
 # at twice their time): the step spread is sqrt(mean(r^2 - s^2)), s the kernels' own spread, and
