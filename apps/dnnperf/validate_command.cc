@@ -335,6 +335,7 @@ void run_validate(ValidateOptions o) {
           if (procs > 1) {  // what sharing the node and meeting every step added
             c["co_run_slowdown"] = co_run_factor(hw.device, procs);
             c["sync_wait"] = p.sync_wait;
+            if (!o.inference) c["ddp_overhead_s"] = p.ddp_overhead_s;
           }
           // Resuming: both runs kept and both the case predicted, or the case is run again.
           StepTimes a, b;
@@ -486,7 +487,9 @@ void run_validate(ValidateOptions o) {
   if (const int most = *std::max_element(o.procs.begin(), o.procs.end()); most > 1 && !errors.empty())
     std::cout << "data-parallel cases: every kernel at " << fixed(co_run_factor(hw.device, most), 3) << "x (ranks sharing the node, device.co_run_slowdown), "
               << "the computation at " << fixed(o.inference ? 1.0 : sync_wait_factor(hw.device, most), 3)
-              << "x (waiting for the slowest rank every step, device.sync_wait) at " << most << " processes; 1 where not measured\n";
+              << "x (waiting for the slowest rank every step, device.sync_wait)"
+              << (o.inference ? "" : ", and DDP's own " + fixed(1e3 * ddp_step_overhead_seconds(hw.device, most), 2) + " ms per step (device.ddp_step_overhead_s)")
+              << " at " << most << " processes; 1 (none) where not measured\n";
   if (!phase_rows.empty()) {
     std::cout << "\nper phase (timed apart, phase by phase; backward includes the all-reduces it waits for)\n"
               << std::left << std::setw(nw) << "network" << std::right << std::setw(7) << "batch" << std::setw(7) << "procs";
