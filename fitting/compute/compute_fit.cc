@@ -887,7 +887,7 @@ bool read_sync_step(const bench::Record& r, const std::string& where, ComputeDat
   const double ddp = seconds("ddp_slowest_median_s");
   const auto buckets = r.metrics.find("ddp_bucket_bytes");
   const bool named = r.params.is_object() && r.params.contains("network") && r.params["network"].is_string();
-  ComputeData::DdpStep step{named ? r.params["network"].get<std::string>() : "?", where, ranks, ddp - slowest, {}};
+  ComputeData::DdpStep step{named ? r.params["network"].get<std::string>() : "?", ranks, ddp - slowest, {}};
   if (buckets != r.metrics.end() && buckets->is_array())
     for (const nlohmann::json& b : *buckets)
       if (b.is_number() && b.get<double>() > 0) step.bucket_bytes.push_back(b.get<double>());

@@ -67,7 +67,7 @@ struct ComputeData {
   /// it all-reduced. Not samples: the data-parallel step's overhead is fitted on them once the
   /// all-reduce is (device.ddp_step_overhead_s).
   struct DdpStep {
-    std::string network, where;
+    std::string network;
     int ranks = 0;
     double added_s = 0;
     std::vector<double> bucket_bytes;
