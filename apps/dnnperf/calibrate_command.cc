@@ -69,14 +69,15 @@ constexpr int kLargeInferenceBatch = 16;
 // --hot-pairs): what a step's warmth saves them (device.step_warmth; ~60 pairs in 45 s on the VM).
 constexpr double kWarmthReserve = 45;
 // On a CPU, each of the two corners of the GEMM space the free sample rarely reaches (wide:24 and
-// skinny:24, below) with its anchors: 40-45 s on the VM at 2.5x its 2026-11-30 kernel times.
+// skinny:32, below) with its anchors: 40-45 s on the VM at 2.5x its 2026-11-30 kernel times
+// (skinny:32 35 s at its usual speed, 2026-12-04).
 constexpr double kCornerReserve = 45;
 // On a CPU, the convolutions of CNNs' last stages at small inputs (late:180, below), timed without
 // anchors: ~50 s on the family-25 VM (2026-12-03; the first sixty 16-18 s).
 constexpr double kLateReserve = 55;
 // On a CPU, the sample's GEMMs timed first, anchors included, before the sample's interleaved
-// run: the cache-blocked GEMM model needs 84 GEMMs in each of its held-out folds' training sets
-// (fitting/compute/compute_fit.cc), which the wide and skinny corners' 48 do not make alone. The
+// run: the cache-blocked GEMM model needs 90 GEMMs in each of its held-out folds' training sets
+// (fitting/compute/compute_fit.cc), which the wide and skinny corners' 56 do not make alone. The
 // interleaved sample gives GEMMs a quarter of its kernels, and in a slow hour on the 2-core VM
 // (2026-12-03, 11:27) its 38 s reached 136 kernels, 35 of them GEMMs: 80 in all, the model was
 // not fitted, and the tiles priced the batch-4 classifiers' GEMMs of ResNet-18/50, MobileNetV2 and
@@ -267,10 +268,11 @@ void run(const Options& o) {
   // where a large classifier at a small batch spends most of its step: GEMMs that write 40-400 MB
   // (wide:24, its weight gradient: a 10-minute profile without them priced VGG-11's first
   // classifier layer at 5x its time; ~15 s) and GEMMs of 1-16 rows against a 40-400 MB matrix
-  // (skinny:24, its forward and input gradient: on an EPYC of family 25 the batch-4 input gradients
+  // (skinny:32, its forward and input gradient: on an EPYC of family 25 the batch-4 input gradients
   // ran 3.6-4.8x slower than on family 26 against 1.7x for the forward, and a profile without them
-  // priced AlexNet's batch-4 training 28.5% fast, with them 18.7%; ~25 s;
-  // data/measurements/cpu-vm-2core-2026-12-02-family25/). And the convolutions of CNNs' last
+  // priced AlexNet's batch-4 training 28.5% fast, with them 18.7%; ~35 s;
+  // data/measurements/cpu-vm-2core-2026-12-02-family25/; half of them with the round widths that
+  // make a BLAS pack rows slower, 1.34x on the Intel VM: data/measurements/cpu-vm-2core-2026-12-04-aliasing/). And the convolutions of CNNs' last
   // stages at small inputs (late:180): 1x1 layers over 2x2-8x8 images at batches under 16 run as
   // per-image GEMMs of a few columns, which neither sample reaches in the input gradient's
   // direction; without them the fit's parameters for those paths are free to wander, and refits
@@ -290,7 +292,7 @@ void run(const Options& o) {
     double reserve;
   };
   const std::vector<Corner> corners{{"wide:24:1", "GEMMs with large outputs", work + "/torch_" + o.device + "_wide.jsonl", false, true, kCornerReserve},
-                                    {"skinny:24:1", "GEMMs of few rows against a large matrix", work + "/torch_" + o.device + "_skinny.jsonl", true, true, kCornerReserve},
+                                    {"skinny:32:1", "GEMMs of few rows against a large matrix", work + "/torch_" + o.device + "_skinny.jsonl", true, true, kCornerReserve},
                                     {"late:180:1:" + std::to_string(max_gflop), "convolutions of CNNs' last stages at small inputs",
                                      work + "/torch_" + o.device + "_late.jsonl", true, false, kLateReserve}};
   double corner_reserve = 0;

@@ -337,11 +337,12 @@ struct BlockedResidual {
   GemmShape gemm;
   std::int64_t block, vector_width;
   std::array<std::int64_t, 3> cleanup_width;
+  std::int64_t aliased_row_bytes;
   double element_bytes, log_measured;
   template <typename T>
   bool operator()(const T* p, T* residual) const {
     using std::log;
-    residual[0] = log(blocked_gemm_seconds(gemm, block, vector_width, cleanup_width, element_bytes, p)) - T(log_measured);
+    residual[0] = log(blocked_gemm_seconds(gemm, block, vector_width, cleanup_width, aliased_row_bytes, element_bytes, p)) - T(log_measured);
     return true;
   }
 };
@@ -395,7 +396,8 @@ constexpr double kSteepnessRange[2] = {2, 64};
 std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGemm& start, const std::vector<const ComputeSample*>& gemms,
                                                                  bool edge_steepness = false) {
   const auto make = [&](const ComputeSample& s) {
-    return BlockedResidual{implicit_gemm(s.kernel), start.block, start.vector_width, start.cleanup_width, static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
+    return BlockedResidual{implicit_gemm(s.kernel), start.block, start.vector_width, start.cleanup_width, start.aliased_row_bytes,
+                           static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
   };
   const double ln = std::log(1e-3), slow = std::log(100.0), rate = std::log(1e6);
   // The output edge stays within the outputs measured: one fitted past them is no finding, its
@@ -416,7 +418,7 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
       {{0, 0, rate, std::log(1e17)}, {1, 7, ln, 0.0}, {8, 10, 0.0, slow}, {11, 12, rate, std::log(1e14)}, {13, 13, std::log(1e-8), std::log(1e-2)},
        {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(largest_output)}, {20, 20, ln, slow},
        {21, 22, std::log(kSteepnessRange[0]), std::log(kSteepnessRange[1])}, {23, 25, std::log(0.2), std::log(5.0)},
-       {26, 26, std::log(1e6), std::log(1e12)}, {27, 27, ln, slow}},
+       {26, 26, std::log(1e6), std::log(1e12)}, {27, 27, ln, slow}, {28, 29, 0.0, std::log(5.0)}},
       edge_steepness ? std::vector<int>{} : std::vector<int>{21, 22});
 }
 

@@ -35,7 +35,8 @@
 //                output sets the time (VGG's first classifier layer: 411 MB)
 //   skinny:N[:SEED]  N GEMMs of 1-16 rows against a matrix of 40-400 MB, transposed or not: a large
 //                fully connected layer's forward and input gradient at small batches, where reading
-//                (and a BLAS packing) the weight matrix sets the time
+//                (and a BLAS packing) the weight matrix sets the time; half of them with widths a
+//                multiple of 256 or 512, as real layers' are
 //   square:N,... square GEMMs N x N x N (peak-rate checks)
 #include <cstdint>
 #include <string>

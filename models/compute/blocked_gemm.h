@@ -12,7 +12,7 @@
 //             (misaligned_slowdown[d] if d is a multiple of neither vector_width nor
 //              cleanup_width[d])
 //     + sum over A and B of bytes * layout_packing * long_rows(row bytes) * large(bytes)
-//                                                              / operand_bandwidth   (packing)
+//                                     * aliased(row bytes, B only) / operand_bandwidth   (packing)
 //     + batch * m n * element_bytes * large(output bytes) / output_bandwidth   (writing C)
 //
 // Clean-up code is vectorised only where the leftover dimension fills whole vectors; elsewhere it
@@ -39,6 +39,16 @@
 // a second width of its own on that ATLAS: leftovers of 6, 18, 30 and 42 columns (multiples of 6,
 // not of 4) run at 17-31 GFLOP/s where 22 and 26 run at 9.5; one width for all priced them 2-3x slow
 // (n leftover = 6 mod 12: MAPE 31.5% against 7-13% for the other residues).
+//
+// Packing B also slows when its stored rows are a whole number of aliased_row_bytes apart (2 KiB):
+// the rows a panel gathers then fall into a few cache sets of the core's L1 and evict each other.
+// On the Intel VM (2026-12-04) 4 x n x 4096 with B stored [k, n] takes 1.33-1.38x as long for
+// n = 512, 2048, 4096, 9216, 9728 or 10240 as for n a few columns off, 1.13x for rows a whole
+// number of 1 KiB apart but not 2 KiB (n = 8960), none from 512 bytes down; with B stored [n, k]
+// 1.06-1.26x; with A transposed none; from 64 rows up the arithmetic hides it. Real networks' widths
+// are such round numbers (AlexNet's 9216 and 4096, VGG's 25088): the random calibration shapes
+// rarely are. So per B layout, aliased(L) = aliased_slowdown for L a multiple of aliased_row_bytes,
+// its square root for L a multiple of half of it, 1 otherwise.
 //
 // The tiled model of MatrixEfficiency prices GPU GEMMs (a partial tile costs a whole one); `dnnperf
 // fit` keeps this model only where it predicts GEMMs the fit did not see better.
@@ -79,6 +89,10 @@ struct BlockedGemm {
   /// operand beyond the last cache level streams from memory.
   double large_operand_bytes = 1e12;
   double large_operand_slowdown = 1;
+  /// Stored row length (bytes) whose multiples put B's rows into the same few L1 sets.
+  std::int64_t aliased_row_bytes = 2048;
+  /// Packing slowdown of B with such rows (>= 1): B stored [k, n], B stored [n, k] (trans_b).
+  std::array<double, 2> aliased_slowdown{1, 1};
   double output_bandwidth = 0;   // bytes/s writing C, up to large_output_bytes
   /// Output size (bytes) at which writing it is halfway to large_output_slowdown (>= 1).
   double large_output_bytes = 1e12;
@@ -97,6 +111,15 @@ struct BlockedGemm {
   double seconds(const GemmShape& g, double element_bytes, double* parts = nullptr) const;
 };
 
+/// How much of the aliased slowdown a stored row of `row_bytes` pays, as a power of it: all for a
+/// multiple of `aliased_row_bytes`, half for a multiple of half of it, none otherwise.
+inline double aliasing_exponent(double row_bytes, std::int64_t aliased_row_bytes) {
+  const auto bytes = static_cast<std::int64_t>(row_bytes);
+  if (aliased_row_bytes <= 0 || bytes <= 0) return 0;
+  if (bytes % aliased_row_bytes == 0) return 1;
+  return aliased_row_bytes % 2 == 0 && bytes % (aliased_row_bytes / 2) == 0 ? 0.5 : 0;
+}
+
 /// Whether a dimension's leftover after whole blocks runs scalar: it is a whole number of neither
 /// vectors nor the clean-up code's second width (the fit's flags and the model's are the same test).
 inline bool misaligned(std::int64_t dimension, std::int64_t vector_width, std::int64_t cleanup_width = 0) {
@@ -109,15 +132,16 @@ inline bool misaligned(std::int64_t dimension, std::int64_t vector_width, std::i
 /// k), p[11] log operand_bandwidth, p[12] log output_bandwidth, p[13] log call_overhead_s,
 /// p[14] log long_row_bytes, p[15..18] log(long_row_slowdown - 1), p[19] log large_output_bytes,
 /// p[20] log(large_output_slowdown - 1), p[21] log long_row_steepness, p[22] log large_output_steepness,
-/// p[23..25] log layout_packing[1..3], p[26] log large_operand_bytes, p[27] log(large_operand_slowdown - 1).
-constexpr int kBlockedGemmParameters = 28;
-/// A model's continuous parameters in that form, and back (block, widths and type kept).
+/// p[23..25] log layout_packing[1..3], p[26] log large_operand_bytes, p[27] log(large_operand_slowdown - 1),
+/// p[28..29] log aliased_slowdown.
+constexpr int kBlockedGemmParameters = 30;
+/// A model's continuous parameters in that form, and back (block, widths, aliased rows and type kept).
 std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
 BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
 
 template <typename T>
 T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vector_width, const std::array<std::int64_t, 3>& cleanup_width,
-                       double element_bytes, const T* p, T* parts = nullptr) {
+                       std::int64_t aliased_row_bytes, double element_bytes, const T* p, T* parts = nullptr) {
   using std::exp;
   using std::pow;
   const std::int64_t dims[3] = {g.m, g.n, g.k};
@@ -152,7 +176,8 @@ T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vect
     const T r = pow(T(row_bytes[x]) * exp(-p[14]), exp(p[21]));
     const T per_layout = layout[x] == 0 ? T(1) : exp(p[22 + layout[x]]);
     const T big = pow(T(operand_bytes[x]) * exp(-p[26]), 4.0);
-    packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r)) * (T(1) + exp(p[27]) * big / (T(1) + big));
+    const T aliased = x == 1 ? exp(p[28 + layout[x] - 2] * aliasing_exponent(row_bytes[x], aliased_row_bytes)) : T(1);
+    packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r)) * (T(1) + exp(p[27]) * big / (T(1) + big)) * aliased;
   }
   const double output_bytes = batch * m * n * element_bytes;
   const T r = pow(T(output_bytes) * exp(-p[19]), exp(p[22]));

@@ -306,6 +306,7 @@ nlohmann::json blocked_gemm_section(const BlockedGemm& b) {
           {"partial_efficiency", b.partial_efficiency}, {"misaligned_slowdown", b.misaligned_slowdown},
           {"operand_bandwidth", b.operand_bandwidth}, {"long_row_bytes", b.long_row_bytes}, {"long_row_slowdown", b.long_row_slowdown},
           {"layout_packing", b.layout_packing}, {"large_operand_bytes", b.large_operand_bytes}, {"large_operand_slowdown", b.large_operand_slowdown},
+          {"aliased_row_bytes", b.aliased_row_bytes}, {"aliased_slowdown", b.aliased_slowdown},
           {"output_bandwidth", b.output_bandwidth}, {"large_output_bytes", b.large_output_bytes},
           {"large_output_slowdown", b.large_output_slowdown}, {"long_row_steepness", b.long_row_steepness},
           {"large_output_steepness", b.large_output_steepness}, {"call_overhead_s", b.call_overhead_s}, {"dtype", std::string(dtype_name(b.dtype))}};
@@ -350,6 +351,11 @@ BlockedGemm read_blocked_gemm_section(const nlohmann::json& j, const std::string
   if (r.has("large_operand_bytes") || r.has("large_operand_slowdown")) {  // profiles fitted before the edge have neither
     b.large_operand_bytes = r.positive("large_operand_bytes");
     b.large_operand_slowdown = read_slowdown(r, "large_operand_slowdown");
+  }
+  if (r.has("aliased_row_bytes") || r.has("aliased_slowdown")) {  // profiles fitted before it price no aliased rows
+    b.aliased_row_bytes = r.integer("aliased_row_bytes", std::nullopt);
+    if (b.aliased_row_bytes <= 0) r.fail("aliased_row_bytes", "must be positive");
+    list("aliased_slowdown", b.aliased_slowdown, 1.0 - 1e-12, 1e3, "[1, 1000]");
   }
   b.output_bandwidth = r.positive("output_bandwidth");
   b.large_output_bytes = r.positive("large_output_bytes");

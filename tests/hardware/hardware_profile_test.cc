@@ -180,6 +180,27 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
     section["large_operand_slowdown"] = 0.5;
   });
   CHECK_THROWS_WITH(load_hardware_profile(faster), Catch::Contains("large_operand_slowdown"));
+  // Aliased rows: read back; absent (profiles fitted before it), none; a speed-up or a zero row
+  // length is named.
+  b.aliased_row_bytes = 4096, b.aliased_slowdown = {1.35, 1.1};
+  const std::string aliased = blocked_variant("aliased");
+  const GemmShape input_gradient{4, 9216, 4096, 1, false, false};  // B's rows 36 KiB = 9 x 4 KiB
+  CHECK(load_hardware_profile(aliased).device.blocked_gemm.seconds(input_gradient, 4) == Approx(b.seconds(input_gradient, 4)));
+  CHECK(load_hardware_profile(aliased).device.blocked_gemm.aliased_row_bytes == 4096);
+  const std::string unaliased = blocked_variant("unaliased", [](nlohmann::json& section) {
+    section.erase("aliased_row_bytes");
+    section.erase("aliased_slowdown");
+  });
+  CHECK(load_hardware_profile(unaliased).device.blocked_gemm.aliased_slowdown == std::array<double, 2>{1, 1});
+  CHECK(load_hardware_profile(unaliased).device.blocked_gemm.seconds(input_gradient, 4) < b.seconds(input_gradient, 4));
+  const std::string quicker = blocked_variant("quicker", [](nlohmann::json& section) {
+    section["aliased_slowdown"][1] = 0.8;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(quicker), Catch::Contains("field 'aliased_slowdown' element 1 must be in [1, 1000]"));
+  const std::string zero_rows = blocked_variant("zero_rows", [](nlohmann::json& section) {
+    section["aliased_row_bytes"] = 0;
+  });
+  CHECK_THROWS_WITH(load_hardware_profile(zero_rows), Catch::Contains("field 'aliased_row_bytes' must be positive"));
   const std::string negative = blocked_variant("negative", [](nlohmann::json& section) {
     section["cleanup_width"][2] = -3;
   });

@@ -159,8 +159,9 @@ TEST_CASE("The skinny set draws few rows against a large matrix, both ways a lay
   REQUIRE(s.gemms.size() == 24);
   CHECK(s.convs.empty());
   CHECK(s.name == "skinny:24:3");
-  int transposed = 0;
+  int transposed = 0, round_rows = 0;
   for (const GemmShape& g : s.gemms) {
+    round_rows += (g.trans_b ? g.k : g.n) % 256 == 0;  // B's stored rows a whole number of KiB
     const double matrix_mb = 4e-6 * static_cast<double>(g.n * g.k);
     CHECK(matrix_mb >= 39);  // 1e7-1e8 f32 values, less k's rounding down
     CHECK(matrix_mb <= 400);
@@ -170,6 +171,8 @@ TEST_CASE("The skinny set draws few rows against a large matrix, both ways a lay
   }
   CHECK(transposed > 4);   // forward passes
   CHECK(transposed < 20);  // and input gradients
+  CHECK(round_rows > 6);   // round widths, as real layers have
+  CHECK(round_rows < 18);  // and random ones
   CHECK(shape_set("skinny:24:3").gemms.back().n == s.gemms.back().n);  // the same for the same seed
   CHECK_THROWS_WITH(shape_set("skinny:x"), Catch::Contains("the count must be a positive integer"));
 }
