@@ -23,7 +23,7 @@ std::optional<DType> compute_dtype(Precision p) {
 }
 
 /// What a kernel's price depends on (everything but the op it came from).
-using KernelKey = std::array<std::int64_t, 32>;
+using KernelKey = std::array<std::int64_t, 33>;
 
 KernelKey kernel_key(const Kernel& k) {
   const auto bits = [](double d) {
@@ -38,7 +38,7 @@ KernelKey kernel_key(const Kernel& k) {
           g.m, g.n, g.k, g.batch, g.trans_a * 2 + g.trans_b, c.n, c.c, c.h, c.w, c.k, c.r, c.s,
           c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q,
           k.short_run_elements, k.shares_call, bits(k.resident.input), bits(k.resident.weight), bits(k.resident.output),
-          bits(k.resident.call)};
+          bits(k.resident.call), bits(k.far_bytes)};
 }
 
 struct KernelKeyHash {

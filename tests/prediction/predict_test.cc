@@ -337,6 +337,28 @@ TEST_CASE("A step's warmth takes off what a convolution found warm, and nothing 
   CHECK(saved > 0);
 }
 
+TEST_CASE("Convolutions alike but for their far bytes are each priced with their own", "[prediction]") {
+  // Priced once per distinct kernel: a ResNet-50's repeated blocks are alike in shape and
+  // warmth, but those whose operands were touched longer ago fetch more of them from memory.
+  HardwareProfile hw = find_hardware_profile("cpu");
+  StepWarmth& w = hw.device.step_warmth;
+  w.cache_bytes = 1e6, w.cold_eviction_bytes = 1e6, w.last_level_cache_bytes = 6e7, w.far_s_per_byte = 2e-10;
+  const PricedStep step = price_step(network("resnet50", 8), hw, on(1, 1));
+  int pairs = 0;
+  for (std::size_t i = 0; i < step.kernels.size(); ++i)
+    for (std::size_t j = i + 1; j < step.kernels.size(); ++j) {
+      const Kernel &a = step.kernels[i], &b = step.kernels[j];
+      if (a.cls != KernelClass::conv || b.cls != KernelClass::conv || a.phase != b.phase || a.conv.n != b.conv.n || a.conv.c != b.conv.c ||
+          a.conv.h != b.conv.h || a.conv.k != b.conv.k || a.conv.r != b.conv.r || a.conv.stride_h != b.conv.stride_h || a.shares_call != b.shares_call ||
+          a.resident.input != b.resident.input || a.resident.weight != b.resident.weight || a.resident.output != b.resident.output ||
+          a.resident.call != b.resident.call || std::abs(a.far_bytes - b.far_bytes) < 1e5)
+        continue;
+      ++pairs;
+      CHECK(step.seconds[j] - step.seconds[i] == Approx(2e-10 * (b.far_bytes - a.far_bytes)).epsilon(1e-6));
+    }
+  CHECK(pairs > 0);
+}
+
 TEST_CASE("An optimizer's kernels are queued by one call per step", "[prediction]") {
   HardwareProfile hw = find_hardware_profile("h100");
   hw.device.host_dispatch_s = {{"pass:sgd", 1e-3}};
