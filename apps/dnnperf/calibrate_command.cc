@@ -272,7 +272,8 @@ void run(const Options& o) {
   // ran 3.6-4.8x slower than on family 26 against 1.7x for the forward, and a profile without them
   // priced AlexNet's batch-4 training 28.5% fast, with them 18.7%; ~35 s;
   // data/measurements/cpu-vm-2core-2026-12-02-family25/; half of them with the round widths that
-  // make a BLAS pack rows slower, 1.34x on the Intel VM: data/measurements/cpu-vm-2core-2026-12-04-aliasing/). And the convolutions of CNNs' last
+  // make a BLAS pack rows slower, 1.35x on the Intel VM:
+  // data/measurements/cpu-vm-2core-2026-12-04-aliasing/). And the convolutions of CNNs' last
   // stages at small inputs (late:180): 1x1 layers over 2x2-8x8 images at batches under 16 run as
   // per-image GEMMs of a few columns, which neither sample reaches in the input gradient's
   // direction; without them the fit's parameters for those paths are free to wander, and refits
