@@ -42,10 +42,10 @@
 //
 // Packing B also slows when its stored rows are a whole number of aliased_row_bytes apart (2 KiB):
 // the rows a panel gathers then fall into a few cache sets of the core's L1 and evict each other.
-// On the Intel VM (2026-12-04) 4 x n x 4096 with B stored [k, n] takes 1.33-1.38x as long for
+// On the Intel VM (2026-12-04) 4 x n x k with B stored [k, n] takes 1.32-1.38x as long for
 // n = 512, 2048, 4096, 9216, 9728 or 10240 as for n a few columns off, 1.13x for rows a whole
 // number of 1 KiB apart but not 2 KiB (n = 8960), none from 512 bytes down; with B stored [n, k]
-// 1.06-1.26x; with A transposed none; from 64 rows up the arithmetic hides it. Real networks' widths
+// 0.97-1.26x, erratic (fitted 1.11 and 1.0 on two calibrations); with A transposed none; from 64 rows up the arithmetic hides it. Real networks' widths
 // are such round numbers (AlexNet's 9216 and 4096, VGG's 25088): the random calibration shapes
 // rarely are. So per B layout, aliased(L) = aliased_slowdown for L a multiple of aliased_row_bytes,
 // its square root for L a multiple of half of it, 1 otherwise.
@@ -176,7 +176,7 @@ T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vect
     const T r = pow(T(row_bytes[x]) * exp(-p[14]), exp(p[21]));
     const T per_layout = layout[x] == 0 ? T(1) : exp(p[22 + layout[x]]);
     const T big = pow(T(operand_bytes[x]) * exp(-p[26]), 4.0);
-    const T aliased = x == 1 ? exp(p[28 + layout[x] - 2] * aliasing_exponent(row_bytes[x], aliased_row_bytes)) : T(1);
+    const T aliased = x == 1 ? exp(p[26 + layout[x]] * aliasing_exponent(row_bytes[x], aliased_row_bytes)) : T(1);  // p[28], p[29]
     packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r)) * (T(1) + exp(p[27]) * big / (T(1) + big)) * aliased;
   }
   const double output_bytes = batch * m * n * element_bytes;
