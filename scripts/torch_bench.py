@@ -40,7 +40,7 @@ keep_freed_memory()  # before torch allocates anything
 
 import torch  # noqa: E402
 
-from dnnperf_py import machine, op_host  # noqa: E402
+from dnnperf_py import machine, op_host, pass_distance  # noqa: E402
 from dnnperf_py.conv_shape import conv_output  # noqa: E402
 from dnnperf_py.records import RecordWriter, key, timing, utc_now  # noqa: E402
 import socket  # noqa: E402
@@ -378,6 +378,9 @@ def main():
                         help="also the passes a network's whole parameter set makes (copy, elementwise, and the sgd, momentum and "
                              "adam steps) over these sizes in bytes: an optimizer step streams hundreds of MB, past where the other "
                              "passes stop, and a bandwidth curve fitted without them guesses its plateau")
+    parser.add_argument("--pass-distances", metavar="MIB,...|default",
+                        help="CPU: also a 4 MiB pass read and written where it was last touched this many MiB ago, beside the same pass "
+                             "hot (records of op pass_distance; dnnperf_py/pass_distance.py)")
     parser.add_argument("--bn-shapes", metavar="N:C:H,...|grid",
                         help="also batch norm (training, its backward, and inference) over images of these batch:channels:side shapes "
                              "(grid: batches 1, 4, 16 x channels 16-1024 x sides 2-32, up to 64 MiB): "
@@ -428,6 +431,14 @@ def main():
         return 77
     if args.threads:
         torch.set_num_threads(args.threads)
+    distances = []
+    if args.pass_distances:
+        if args.device != "cpu":
+            raise SystemExit("torch_bench: --pass-distances is for a CPU (a GPU's passes stream from memory at any distance)")
+        try:
+            distances = pass_distance.parse_distances(args.pass_distances)
+        except ValueError as e:
+            raise SystemExit(f"torch_bench: --pass-distances {args.pass_distances}: {e}")
     kernels = []
     for spec in ([anchor_set(args.device)] if args.anchors else []) + ([args.shapes] if args.shapes else []):
         try:
@@ -474,8 +485,8 @@ def main():
             seen.add(identity)
             listed_once.append(kern)
     kernels = listed_once
-    if not kernels and not op_kinds:
-        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels, --memory-sizes, --large-memory-sizes and/or --op-host)")
+    if not kernels and not op_kinds and not distances:
+        raise SystemExit("torch_bench: nothing to measure (give --shapes, --kernels, --memory-sizes, --large-memory-sizes, --pass-distances and/or --op-host)")
     layout = {"device": args.device if args.device != "cpu" else "cpu", "threads": torch.get_num_threads()}
     flush = CacheFlush(args.device) if args.cold else None
     if args.device.startswith("cuda"):
@@ -489,6 +500,7 @@ def main():
     # With --co-run the lone timings are the baseline of the co-running ones (co_running 1), not
     # samples of their own: `dnnperf fit` takes its kernel samples from the calibration proper.
     written = measure_op_host(args, op_kinds, layout, writer)
+    written += measure_pass_distances(distances, layout, writer)
     written += measure_all(args, kernels, dict(layout, co_running=1) if args.co_run > 1 else layout, flush, writer, start)
     if args.co_run > 1:
         loaders = start_loaders(args, kernels)
@@ -551,6 +563,27 @@ def measure_op_host(args, kinds, layout, writer):
             record.update(status="skipped", reason=str(e).split("\n")[0][:200])
         writer.write(record)
         written += 1
+    return written
+
+
+def measure_pass_distances(distances, layout, writer):
+    """A pass read and written far and hot at each distance (resumable); the number written."""
+    written = 0
+    for mib in distances:
+        for direction in ("read", "write"):
+            record = {"op": "pass_distance", "params": {"direction": direction, "bytes": pass_distance.BUFFER_BYTES, "distance_mib": mib},
+                      "dtype": "f32", "algorithm": "torch:default", "layout": layout, "library": "PyTorch", "library_version": torch.__version__,
+                      "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
+            if key(record) in writer.done:
+                continue
+            try:
+                distance, far, hot = pass_distance.measure(mib, direction)
+                record.update(repetitions=len(far), seconds=timing(far), verified=True,
+                              metrics={"distance_bytes": distance, "hot_median_s": timing(hot)["median"], "hot_min_s": min(hot)})
+            except RuntimeError as e:  # out of memory
+                record.update(status="skipped", reason=str(e).split("\n")[0][:200])
+            writer.write(record)
+            written += 1
     return written
 
 

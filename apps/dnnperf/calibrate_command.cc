@@ -229,10 +229,12 @@ void run(const Options& o) {
   // Memory passes are quick; the GEMMs and convolutions of the generic set take what is left.
   // Batch norm over real images comes with them (6 s on the 2-core VM: its short runs' scalar
   // rate, docs/fitting.md), and the host's time per framework op (a few seconds): a GPU's host
-  // timeline charges it, a CPU runs it before the op's kernels (docs/prediction.md).
+  // timeline charges it, a CPU runs it before the op's kernels (docs/prediction.md). On a CPU also
+  // the distance curve (4 s): passes are timed hot, a step's find their operands further out
+  // (fitting/compute/pass_far_fit.h).
   const double memory_budget = std::max(20.0, 0.1 * (o.time_budget - kFitReserve));
   if (run_step("memory-bound passes (" + fixed(memory_budget, 0) + " s at most)",
-               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes : kCpuParameterSizes) + " --op-host all" +
+               o.python + " " + quote(script) + " --memory-sizes " + kMemorySizes + " --bn-shapes grid" + (o.device == "cuda" ? kGpuMemorySizes : std::string(kCpuParameterSizes) + " --pass-distances default") + " --op-host all" +
                    common + " --time-budget " + fixed(memory_budget, 0) + " -o " + quote(memory)) != 0)
     throw InputError("the memory-pass measurements failed (see above); rerun to resume");
   // DDP's gradient all-reduces, through the library it uses (gloo or NCCL): before the kernels,

@@ -23,6 +23,7 @@
 #include "apps/dnnperf/in_step_warmth.h"
 #include "fitting/comm/comm_fit.h"
 #include "fitting/compute/compute_fit.h"
+#include "fitting/compute/pass_far_fit.h"
 #include "fitting/compute/warm_savings_fit.h"
 #include "microbench/records/measurement.h"
 #include "models/comm/allreduce.h"
@@ -227,6 +228,25 @@ std::vector<CommModelKind> parse_models(const std::string& text) {
 
 std::string pct(double v) { return fixed(v, 1); }
 
+/// With a distance curve (scripts/torch_bench.py --pass-distances): what a memory-bound pass pays
+/// per byte beyond its hot calibration's reach, and where that reach ends (fitting/compute/pass_far_fit.h),
+/// into the step warmth `warmth`.
+void fit_pass_far(const fitting::ComputeData& data, nlohmann::json& warmth) {
+  if (data.pass_distances.empty()) return;
+  const fitting::PassFarFit f = fitting::fit_pass_far_prices(data.pass_distances, kCpuColdEvictionBytes);
+  std::cout << "  memory passes at a distance (" << f.read_records << " read, " << f.written_records << " written; far - hot = price * bytes beyond the reach): ";
+  if (!f.fitted) {
+    std::cout << "not fitted: " << f.message << "\n";
+    return;
+  }
+  std::cout << "a far byte " << fixed(f.read_s_per_byte * 1e12, 1) << " ps more read, " << fixed(f.written_s_per_byte * 1e12, 1) << " ps more written, wholly far from "
+            << fixed(f.reach_bytes / 1048576, 0) << " MiB on; far times held out " << fixed(f.held_out.mape, 1) << "% off (" << fixed(f.as_hot.mape, 1) << "% taken as hot)\n";
+  warmth["cold_eviction_bytes"] = kCpuColdEvictionBytes;
+  warmth["far_reach_bytes"] = f.reach_bytes;
+  warmth["pass_far_read_s_per_byte"] = f.read_s_per_byte;
+  warmth["pass_far_written_s_per_byte"] = f.written_s_per_byte;
+}
+
 /// With hot pairs (scripts/torch_bench.py --hot-pairs): what a step's warmth saves a convolution
 /// against its cold price, per direction, kept as device.step_warmth (models/compute/step_warmth.h).
 void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, const nlohmann::json& measured_on, nlohmann::json& device) {
@@ -274,6 +294,7 @@ void fit_step_warmth(const fitting::ComputeData& data, double cache_bytes, const
     std::cout << "  the cold timings followed a " << fixed(kCpuColdEvictionBytes / 1048576, 0) << " MiB eviction on a CPU with " << fixed(llc / 1048576, 0)
               << " MiB of last-level cache: " << (llc > kCpuColdEvictionBytes ? "operands a step last touched further back come from further out" : "nothing stayed cached") << "\n";
   }
+  fit_pass_far(data, device["step_warmth"]);
 }
 
 /// With --step-warmth: the share of the hot pairs' savings realized inside real steps, per kind

@@ -900,6 +900,28 @@ bool read_sync_step(const bench::Record& r, const std::string& where, ComputeDat
   return true;
 }
 
+/// A pass_distance record, or an exclusion saying why not.
+std::optional<ComputeData::PassDistance> read_pass_distance(const bench::Record& r, const std::string& where, ComputeData& d) {
+  if (r.status != "ok" || !r.timing) {
+    d.excluded.push_back({where, "status " + r.status + (r.reason.empty() ? "" : ": " + r.reason)});
+    return std::nullopt;
+  }
+  const auto number = [](const nlohmann::json& j, const char* name) {
+    return j.is_object() && j.contains(name) && j[name].is_number() && std::isfinite(j[name].get<double>()) ? j[name].get<double>() : -1.0;
+  };
+  const std::string direction = r.params.is_object() && r.params.contains("direction") && r.params["direction"].is_string() ? r.params["direction"].get<std::string>() : "";
+  ComputeData::PassDistance p{direction == "write", number(r.params, "bytes"), number(r.metrics, "distance_bytes"), r.timing->median, number(r.metrics, "hot_median_s")};
+  if (direction != "read" && direction != "write") {
+    d.excluded.push_back({where, "pass_distance record whose params.direction is neither read nor write"});
+    return std::nullopt;
+  }
+  if (!(p.bytes > 0) || p.distance_bytes < 0 || !(p.seconds > 0) || !(p.hot_seconds > 0)) {
+    d.excluded.push_back({where, "pass_distance record without a positive params.bytes, time and metrics.hot_median_s and a non-negative metrics.distance_bytes"});
+    return std::nullopt;
+  }
+  return p;
+}
+
 /// Whether an fp32 convolution record ran with its framework's TF32 switch on: PyTorch's
 /// torch.backends.cudnn.allow_tf32 (on by default), which scripts/torch_bench.py writes into the
 /// run's context (libraries.tf32.cudnn). A CPU has no such math.
@@ -940,6 +962,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
     double forward, backward;
   };
   std::vector<OpHost> op_host;
+  std::vector<std::pair<std::string, ComputeData::PassDistance>> pass_distances;  // with their file
   for (const std::string& file : files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -947,6 +970,11 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       const std::string where = file + " record " + std::to_string(i + 1);
       if (r.op == "host_op") {
         if (const auto t = read_op_host(r, where, d)) op_host.push_back({file, std::get<0>(*t), std::get<1>(*t), std::get<2>(*t)});
+        if (r.status == "ok") hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
+        continue;
+      }
+      if (r.op == "pass_distance") {
+        if (const auto p = read_pass_distance(r, where, d)) pass_distances.emplace_back(file, *p);
         if (r.status == "ok") hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
         continue;
       }
@@ -1070,6 +1098,11 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
     }
     const double f = speed(h.file, &h.cls);
     d.hot_pairs.push_back({h.kernel, it->second / f, h.seconds / f});
+  }
+  for (auto [file, p] : pass_distances) {
+    const double f = speed(file, nullptr);
+    p.seconds /= f, p.hot_seconds /= f;
+    d.pass_distances.push_back(p);
   }
   for (const OpHost& o : op_host) {
     const double f = speed(o.file, nullptr);

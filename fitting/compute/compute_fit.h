@@ -84,6 +84,16 @@ struct ComputeData {
     double cold_s = 0, hot_s = 0;
   };
   std::vector<HotPair> hot_pairs;
+  /// A 4 MiB memory pass read or written where it was last touched far back, beside the same pass
+  /// timed hot right before (records of op pass_distance, scripts/torch_bench.py --pass-distances).
+  /// Not samples: fit_pass_far_prices' data (fitting/compute/pass_far_fit.h).
+  struct PassDistance {
+    bool written = false;          // written (a product into the buffer) or read (a sum of it)
+    double bytes = 0;              // of the buffer
+    double distance_bytes = 0;     // other buffers' bytes touched since it was, as the step replay counts them
+    double seconds = 0, hot_seconds = 0;  // medians, far and hot
+  };
+  std::vector<PassDistance> pass_distances;
   /// Per IR op kind, the host's seconds per op, forward and backward (records of op host_op:
   /// scripts/torch_bench.py --op-host), on the scale of the file's session (its overall factor). Not samples.
   std::map<std::string, std::vector<std::pair<double, double>>> op_host_seconds;

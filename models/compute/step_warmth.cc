@@ -14,7 +14,8 @@ ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes) {
 }
 
 double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds, bool inference) {
-  if (!warmth.enabled() || k.cls != KernelClass::conv || k.phase == Phase::update || !(cold_seconds > 0)) return 0.0;
+  if (!warmth.enabled() || k.phase == Phase::update || !(cold_seconds > 0)) return 0.0;
+  if (k.cls != KernelClass::conv) return -(warmth.pass_far_read_s_per_byte * k.far_read_bytes + warmth.pass_far_written_s_per_byte * k.far_written_bytes);
   const ConvWarmSavings& s = warmth.conv[static_cast<std::size_t>(k.phase)];
   const ConvOperandBytes b = conv_operand_bytes(k.conv, dtype_bytes(k.dtype));
   const Kernel::ResidentShare& r = k.resident;

@@ -48,6 +48,7 @@
 // their cold price.
 #include <array>
 
+#include "predictor/analysis/step_residency.h"
 #include "predictor/lowering/kernel.h"
 
 namespace dnnperf {
@@ -101,6 +102,21 @@ struct StepWarmth {
   double far_s_per_byte_inference = -1;
   double far(bool inference) const { return inference && far_s_per_byte_inference >= 0 ? far_s_per_byte_inference : far_s_per_byte; }
 
+  /// Where the machine's cache stops holding what was touched long ago, as measured: a distance
+  /// curve's fitted reach (fitting/compute/pass_far_fit.h), below the last-level cache where
+  /// neighbours use part of it. 0: not measured, the last-level cache's size stands for it.
+  double far_reach_bytes = 0;
+  /// What a memory-bound pass pays per byte it reads, and per byte it writes, beyond its hot
+  /// calibration's reach (Kernel::far_read_bytes, far_written_bytes): calibration times passes
+  /// back to back over the same buffers, a step's read what was written long before and its
+  /// training forward writes where the previous step's copy was. On the Intel VM (2026-12-04) a
+  /// far byte cost ~40 ps more read and ~58 ps more written (29.8 -> 13.6 GB/s, 14.2 -> 7.7).
+  /// Fitted from the distance curve (fitting/compute/pass_far_fit.h); 0: none.
+  double pass_far_read_s_per_byte = 0, pass_far_written_s_per_byte = 0;
+
+  /// How far calibration's cold state reached, for the step replay.
+  ColdReach cold_reach() const { return {cold_eviction_bytes, far_reach_bytes > 0 ? far_reach_bytes : last_level_cache_bytes}; }
+
   bool enabled() const { return cache_bytes > 0; }
 };
 
@@ -114,11 +130,13 @@ struct ConvOperandBytes {
 };
 ConvOperandBytes conv_operand_bytes(const ConvShape& c, double element_bytes);
 
-/// What `k` saves against `cold_seconds` where the step left it as warm as Kernel::resident says
-/// (0 for kernels other than convolutions, or where `warmth` is not enabled), in a training step
-/// or an inference (the share realized, StepWarmth::share), less what every convolution of such a
-/// step pays beyond its cold time (StepWarmth::excess) and for its operands fetched from further
-/// out than the cold timing's (StepWarmth::far): negative where those are the larger.
+/// What `k` saves against `cold_seconds` where the step left it as warm as Kernel::resident says,
+/// in a training step or an inference (the share realized, StepWarmth::share), less what every
+/// convolution of such a step pays beyond its cold time (StepWarmth::excess) and for its operands
+/// fetched from further out than the cold timing's (StepWarmth::far): negative where those are the
+/// larger. A memory-bound pass saves nothing (it was timed hot) and pays for its far bytes read
+/// and written (StepWarmth::pass_far_read_s_per_byte). 0 for other kernels, the optimizer's
+/// updates, or where `warmth` is not enabled.
 double warm_savings_seconds(const StepWarmth& warmth, const Kernel& k, double cold_seconds, bool inference = false);
 
 }  // namespace dnnperf

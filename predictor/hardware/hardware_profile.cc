@@ -187,6 +187,13 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       sw.far_s_per_byte_inference = w.real("far_s_per_byte_inference", std::nullopt);
       if (!(sw.far_s_per_byte_inference >= 0 && sw.far_s_per_byte_inference < 1e-6)) w.fail("far_s_per_byte_inference", "must be in [0, 1e-6)");
     }
+    sw.far_reach_bytes = w.real("far_reach_bytes", 0.0);
+    if (!(sw.far_reach_bytes == 0 || (sw.far_reach_bytes > sw.cold_eviction_bytes && sw.far_reach_bytes < 1e13)))
+      w.fail("far_reach_bytes", "must be 0 (not measured) or above cold_eviction_bytes and below 1e13 bytes");
+    for (auto [field, value] : {std::pair{"pass_far_read_s_per_byte", &sw.pass_far_read_s_per_byte}, std::pair{"pass_far_written_s_per_byte", &sw.pass_far_written_s_per_byte}}) {
+      *value = w.real(field, 0.0);
+      if (!(*value >= 0 && *value < 1e-6)) w.fail(field, "must be in [0, 1e-6)");
+    }
     JsonObjectReader conv(w.at("conv"), where + ": step_warmth.conv");
     for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
       const std::string name(phase_name(phase));

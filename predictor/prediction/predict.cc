@@ -23,7 +23,7 @@ std::optional<DType> compute_dtype(Precision p) {
 }
 
 /// What a kernel's price depends on (everything but the op it came from).
-using KernelKey = std::array<std::int64_t, 33>;
+using KernelKey = std::array<std::int64_t, 35>;
 
 KernelKey kernel_key(const Kernel& k) {
   const auto bits = [](double d) {
@@ -38,7 +38,7 @@ KernelKey kernel_key(const Kernel& k) {
           g.m, g.n, g.k, g.batch, g.trans_a * 2 + g.trans_b, c.n, c.c, c.h, c.w, c.k, c.r, c.s,
           c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q,
           k.short_run_elements, k.shares_call, bits(k.resident.input), bits(k.resident.weight), bits(k.resident.output),
-          bits(k.resident.call), bits(k.far_bytes)};
+          bits(k.resident.call), bits(k.far_bytes), bits(k.far_read_bytes), bits(k.far_written_bytes)};
 }
 
 struct KernelKeyHash {
@@ -199,7 +199,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
   const StepWarmth& warmth = hw.device.step_warmth;
-  mark_resident_operands(graph, step.kernels, warmth.cache_bytes, {warmth.cold_eviction_bytes, warmth.last_level_cache_bytes});
+  mark_resident_operands(graph, step.kernels, warmth.cache_bytes, warmth.cold_reach());
   const ProfileComputeModel model(hw);
   const DeviceSpec& d = hw.device;
   step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty() || d.gemm.residual_sigma > 0 || d.conv.residual_sigma > 0 ||

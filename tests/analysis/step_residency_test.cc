@@ -118,3 +118,52 @@ TEST_CASE("A training forward's kept output is far where its step spans the cold
   mark_resident_operands(g, plain, 1e6);
   for (const Kernel& k : plain) CHECK(k.far_bytes == 0);
 }
+
+TEST_CASE("A training step's memory passes read what was written far back, and its forward's write where the last step's copies were", "[analysis]") {
+  // Eight blocks of a 64-channel 3x3 convolution and a ReLU over 32x32 images at batch 8: 2 MiB
+  // activations; a training step touches some 100 MB, an inference some 30.
+  NetworkBuilder b("deep");
+  int x = b.input("x", {8, 64, 32, 32});
+  for (int i = 0; i < 8; ++i) {
+    x = b.conv2d(x, {.out = 64, .kernel = {3, 3}, .padding = {1, 1}, .bias = false}, "c" + std::to_string(i));
+    x = b.relu(x, "r" + std::to_string(i));
+  }
+  const Graph g = std::move(b).finish();
+  const double activation = 8.0 * 64 * 32 * 32 * 4;
+  const ColdReach reach{1e6, 16e6};
+  const auto pass = [&](const std::vector<Kernel>& ks, const std::string& op, Phase phase) -> const Kernel& {
+    for (const Kernel& k : ks)
+      if (k.cls != KernelClass::conv && g.op(k.op).name == op && k.phase == phase) return k;
+    FAIL("no " << op << " pass of that phase");
+    return ks.front();
+  };
+  std::vector<Kernel> training = lower(g);
+  mark_resident_operands(g, training, 1e6, reach);
+  // The forward ReLU reads what the convolution just wrote (near), and writes where the previous
+  // step's copy was, a whole step ago (far, less what its own repetitions left beyond the reach:
+  // its 4 MiB of operands put 20% of them there).
+  const Kernel& f = pass(training, "r4", Phase::forward);
+  CHECK(f.far_read_bytes == 0);
+  const double own = reach.far_share(2 * activation);
+  CHECK(f.far_written_bytes == Approx((1 - own) * activation).epsilon(0.01));
+  // Its backward reads its forward's output, written most of a step ago, and the gradient just
+  // made; its written gradient reuses memory freed a moment ago.
+  const Kernel& d = pass(training, "r1", Phase::backward_data);
+  CHECK(d.far_read_bytes > 0.5 * activation);
+  CHECK(d.far_read_bytes <= (1 - own) * 2 * activation * 1.001);
+  CHECK(d.far_written_bytes == 0);
+  // Convolutions keep their own far bytes; passes take none of them.
+  for (const Kernel& k : training) {
+    if (k.cls == KernelClass::conv) CHECK(k.far_read_bytes + k.far_written_bytes == 0);
+    if (k.cls != KernelClass::conv) CHECK(k.far_bytes == 0);
+  }
+  // An inference's ReLU: its input was just written, its output lands in memory freed a moment ago.
+  std::vector<Kernel> inference = lower(g, LoweringOptions::inference());
+  mark_resident_operands(g, inference, 1e6, reach);
+  CHECK(pass(inference, "r4", Phase::forward).far_read_bytes == 0);
+  CHECK(pass(inference, "r4", Phase::forward).far_written_bytes == 0);
+  // Without a reach, nothing is far.
+  std::vector<Kernel> plain = lower(g);
+  mark_resident_operands(g, plain, 1e6);
+  for (const Kernel& k : plain) CHECK(k.far_read_bytes + k.far_written_bytes == 0);
+}

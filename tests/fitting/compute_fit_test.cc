@@ -642,6 +642,32 @@ TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad
   std::filesystem::remove(path);
 }
 
+TEST_CASE("Passes timed at a distance are kept as the distance curve, not as samples; bad ones are named", "[fitting][compute]") {
+  const auto record = [](const std::string& direction, double distance, double seconds, const nlohmann::json& hot) {
+    return h200_record(seconds, {{"op", "pass_distance"}, {"params", {{"direction", direction}, {"bytes", 4194304}, {"distance_mib", distance / 1048576}}},
+                                 {"layout", {{"device", "cpu"}, {"threads", 1}}}, {"metrics", {{"distance_bytes", distance}, {"hot_median_s", hot}}}});
+  };
+  const std::string path = write_measurements("dnnperf_pass_distance_test.jsonl", {
+      record("read", 1073741824, 3e-4, 1.4e-4),
+      record("write", 1073741824, 5.4e-4, 2.9e-4),
+      record("sum", 1073741824, 3e-4, 1.4e-4),
+      record("read", 1073741824, 3e-4, "fast")});
+  const ComputeData d = load_compute_data({path});
+  CHECK(d.samples.empty());
+  REQUIRE(d.pass_distances.size() == 2);
+  CHECK_FALSE(d.pass_distances[0].written);
+  CHECK(d.pass_distances[1].written);
+  CHECK(d.pass_distances[1].distance_bytes == 1073741824);
+  CHECK(d.pass_distances[1].hot_seconds == 2.9e-4);
+  CHECK(d.pass_distances[1].seconds == 5.4e-4);
+  CHECK(d.device == "cpu");
+  REQUIRE(d.excluded.size() == 2);
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("record 3"));
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("neither read nor write"));
+  CHECK_THAT(d.excluded[1].reason, Catch::Contains("hot_median_s"));
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("Synchronised training steps give a co-running and a wait ratio per rank count; bad ones are named", "[fitting][compute]") {
   const auto record = [](int ranks, const nlohmann::json& metrics) {
     return h200_record(0.12, {{"op", "sync_step"}, {"params", {{"network", "resnet34"}, {"batch", 4}, {"input", 64}}},

@@ -584,6 +584,29 @@ TEST_CASE("A profile's step warmth is read per direction and its bad fields are 
                     Catch::Contains("step_warmth") && Catch::Contains("far_s_per_byte") && Catch::Contains("must be in [0, 1e-6)"));
   CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_llc_bad", "last_level_cache_bytes", -1.0)),
                     Catch::Contains("last_level_cache_bytes") && Catch::Contains("must be in [0, 1e13) bytes"));
+  // The measured reach and the passes' prices per far byte: none where not given.
+  CHECK(far.far_reach_bytes == 0);
+  CHECK(far.cold_reach().last_level_bytes == 503316480);
+  CHECK(far.pass_far_read_s_per_byte == 0);
+  const StepWarmth curve = load_hardware_profile(write_variant("warmth_pass_far", [&](nlohmann::json& j) {
+                             warmth(j);
+                             j["device"]["step_warmth"]["cold_eviction_bytes"] = 67108864;
+                             j["device"]["step_warmth"]["far_reach_bytes"] = 2.6e8;
+                             j["device"]["step_warmth"]["pass_far_read_s_per_byte"] = 4e-11;
+                             j["device"]["step_warmth"]["pass_far_written_s_per_byte"] = 5.8e-11;
+                           })).device.step_warmth;
+  CHECK(curve.cold_reach().last_level_bytes == 2.6e8);
+  CHECK(curve.pass_far_read_s_per_byte == 4e-11);
+  CHECK(curve.pass_far_written_s_per_byte == 5.8e-11);
+  CHECK_THROWS_WITH(load_hardware_profile(excess("warmth_pass_far_bad", "pass_far_written_s_per_byte", -1e-11)),
+                    Catch::Contains("step_warmth") && Catch::Contains("pass_far_written_s_per_byte") && Catch::Contains("must be in [0, 1e-6)"));
+  // A reach inside the eviction would make every byte far.
+  CHECK_THROWS_WITH(load_hardware_profile(write_variant("warmth_reach_bad", [&](nlohmann::json& j) {
+                      warmth(j);
+                      j["device"]["step_warmth"]["cold_eviction_bytes"] = 67108864;
+                      j["device"]["step_warmth"]["far_reach_bytes"] = 1e6;
+                    })),
+                    Catch::Contains("far_reach_bytes") && Catch::Contains("above cold_eviction_bytes"));
   CHECK(d.step_warmth.conv[0].native_call_s < 0);  // not given: the native path saves call_s
   CHECK(load_hardware_profile(forward_with("warmth_native", "native_call_s", 4e-5)).device.step_warmth.conv[0].native_call_s == 4e-5);
   CHECK_THROWS_WITH(load_hardware_profile(forward_with("warmth_native_bad", "native_call_s", 2.0)),

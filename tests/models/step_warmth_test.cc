@@ -134,3 +134,33 @@ TEST_CASE("A convolution pays for each operand byte fetched from beyond the cold
   gemm.far_bytes = 4e6;
   CHECK(warm_savings_seconds(w, gemm, 1.0) == 0.0);
 }
+
+TEST_CASE("A memory pass pays for its far bytes read and written, and saves nothing", "[models][warmth]") {
+  StepWarmth w = warmth();
+  Kernel pass;
+  pass.cls = KernelClass::elementwise, pass.phase = Phase::forward, pass.bytes_read = pass.bytes_written = 4e6;
+  pass.far_read_bytes = 2e6, pass.far_written_bytes = 1e6;
+  CHECK(warm_savings_seconds(w, pass, 1e-3) == 0.0);  // no prices fitted: as calibrated
+  w.pass_far_read_s_per_byte = 4e-11, w.pass_far_written_s_per_byte = 6e-11;
+  CHECK(warm_savings_seconds(w, pass, 1e-3) == Approx(-(8e-5 + 6e-5)));
+  CHECK(warm_savings_seconds(w, pass, 1e-3, true) == Approx(-(8e-5 + 6e-5)));  // where the bytes are far, whatever the step
+  // The share realized and the convolutions' excess are the convolutions' alone.
+  w.realized_share = 0.5, w.in_step_excess = 0.1;
+  CHECK(warm_savings_seconds(w, pass, 1e-3) == Approx(-(8e-5 + 6e-5)));
+  // An optimizer's update is timed as a step meets it (rotated parameters): nothing.
+  pass.phase = Phase::update;
+  CHECK(warm_savings_seconds(w, pass, 1e-3) == 0.0);
+  // Nor without a fitted warmth.
+  pass.phase = Phase::forward;
+  w.cache_bytes = 0;
+  CHECK(warm_savings_seconds(w, pass, 1e-3) == 0.0);
+}
+
+TEST_CASE("The step replay's reach is the measured one where a distance curve gave it", "[models][warmth]") {
+  StepWarmth w = warmth();
+  w.cold_eviction_bytes = 64e6, w.last_level_cache_bytes = 480e6;
+  CHECK(w.cold_reach().last_level_bytes == 480e6);
+  w.far_reach_bytes = 250e6;
+  CHECK(w.cold_reach().last_level_bytes == 250e6);
+  CHECK(w.cold_reach().evicted_bytes == 64e6);
+}

@@ -2,7 +2,7 @@
 """The PyTorch backend's memory: its allocator policy puts even a 300 MB tensor on the heap (where a
 freed block is reused, not mapped afresh), glibc's defaults do not; --large-memory-sizes times
 the passes over a parameter set at the sizes given, after the others; optimizer steps rotate
-through parameters (each met cold) and say how many; ReLU6 is timed as a training step runs it."""
+through parameters (each met cold) and say how many; ReLU6 is timed as a training step runs it; --pass-distances times the distance curve."""
 import json
 import os
 import subprocess
@@ -97,6 +97,23 @@ with tempfile.TemporaryDirectory() as tmp:
         rotated = {x["op"]: x["layout"].get("rotated_parameters") for x in records if x["params"] == {"bytes": 16384}}
         check("optimizer_records_say_their_rotation", all(isinstance(rotated[op], int) and rotated[op] >= 1 for op in ("memory_sgd", "memory_momentum", "memory_adam"))
               and rotated["memory_copy"] is None, str(rotated))
+    # The distance curve: a read and a write per distance, each beside its hot time, the distance as
+    # the step replay counts it (a pool of n buffers read in turn: n - 1 back; written from one
+    # source: n back), and resumable.
+    out = os.path.join(tmp, "distance.jsonl")
+    distances = ["/usr/bin/python3", bench, "--pass-distances", "8,16", "--threads", "1", "--resume", "-o", out]
+    r = subprocess.run(distances, capture_output=True, text=True, timeout=120)
+    check("distances_run", r.returncode == 0, r.stderr[-2000:])
+    if r.returncode == 0:
+        records = [json.loads(line) for line in open(out) if '"record"' in line]
+        got = sorted((x["params"]["direction"], x["params"]["distance_mib"], x["metrics"]["distance_bytes"] >> 20) for x in records)
+        check("a_read_and_a_write_per_distance", got == [("read", 8, 4), ("read", 16, 12), ("write", 8, 8), ("write", 16, 16)], str(got))
+        check("beside_their_hot_times", all(x["op"] == "pass_distance" and x["metrics"]["hot_median_s"] > 0 and x["seconds"]["median"] > 0 for x in records))
+        r = subprocess.run(distances, capture_output=True, text=True, timeout=120)
+        check("distances_resume", r.returncode == 0 and sum('"record"' in line for line in open(out)) == 4, r.stderr[-500:])
+    for spec, said in (("2", "below one 4 MiB buffer"), ("far", "invalid literal")):
+        r = subprocess.run(["/usr/bin/python3", bench, "--pass-distances", spec, "-o", os.path.join(tmp, "bad.jsonl")], capture_output=True, text=True, timeout=120)
+        check("bad_distance_named_" + spec, r.returncode != 0 and f"--pass-distances {spec}" in r.stderr and said in r.stderr, r.stderr[-500:])
     r = subprocess.run(["/usr/bin/python3", bench, "--large-memory-sizes", "4097", "-o", os.path.join(tmp, "bad.jsonl")],
                        capture_output=True, text=True, timeout=120)
     check("bad_large_size_named", r.returncode != 0 and "memory size 4097 must be a positive multiple of 4096" in r.stderr, r.stderr[-500:])
