@@ -32,7 +32,8 @@
 namespace dnnperf {
 
 /// How far calibration's cold state reaches: each cold repetition followed an eviction of
-/// `evicted_bytes`, on a CPU whose last-level cache holds `last_level_bytes`. Where the cache is
+/// `evicted_bytes`, on a CPU whose last-level cache holds `last_level_bytes` (or, where a distance
+/// curve measured it, as much of it as the machine's neighbours leave: StepWarmth::cold_reach). Where the cache is
 /// the larger (an Intel VM's 480 MiB L3 against the 64 MiB eviction), the cold timing still found
 /// part of its operands there; a step's operand last touched further back than the eviction finds
 /// less, none beyond the whole cache. Disabled (no far bytes) where the eviction covers the cache.
@@ -47,8 +48,12 @@ struct ColdReach {
 };
 
 /// Sets Kernel::resident on the convolutions of `kernels`, a step lowered from `graph` (lower():
-/// forward in op order, backward in reverse, then the updates), and Kernel::far_bytes where
-/// `reach` is enabled. Other kernels' touches only age the cache. Nothing is set where
+/// forward in op order, backward in reverse, then the updates), and where `reach` is enabled
+/// Kernel::far_bytes on the convolutions and Kernel::far_read_bytes, far_written_bytes on the
+/// memory-bound passes (not the optimizer's updates): those are timed hot, back to back over their
+/// own operands, so their bytes count as far by the share at their step distance less the share at
+/// their own bytes; their writes count in a training forward only, whose outputs land where the
+/// previous step's copies were. Other kernels' touches only age the cache. Nothing is set where
 /// cache_bytes <= 0.
 void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, double cache_bytes, const ColdReach& reach = {});
 
