@@ -149,7 +149,10 @@ void mark_resident_operands(const Graph& graph, std::vector<Kernel>& kernels, do
         for (const std::size_t id : all[i].written) own += bytes(id);
         k.far_read_bytes = k.far_written_bytes = 0;
         for (const std::size_t id : all[i].read) k.far_read_bytes += far(id, own);
-        if (k.phase == Phase::forward && training)
+        // What a training step writes lands in memory a step's other tensors cycled through: a
+        // forward's output where the previous step's copy was, a gradient where the previous
+        // step's gradient was. An inference frees each tensor once read, the next reuses it.
+        if (training)
           for (const std::size_t id : all[i].written) k.far_written_bytes += far(id, own);
       }
       for (const std::size_t id : all[i].read) log.touch(id, bytes(id));

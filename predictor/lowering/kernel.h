@@ -95,7 +95,7 @@ struct Kernel {
   /// freed a moment ago as in an inference. 0: as calibrated.
   double far_bytes = 0;
   /// Bytes a memory-bound pass (elementwise, reduction, copy; not an optimizer's update) reads, and
-  /// in a training forward writes, further out than its hot calibration found them
+  /// in a training step writes, further out than its hot calibration found them
   /// (analysis/step_residency.h): each operand's far share at its distance in the step less its
   /// share at the pass's own bytes, which its back-to-back repetitions touched. 0: as calibrated.
   double far_read_bytes = 0, far_written_bytes = 0;
