@@ -9,8 +9,8 @@
 // The eviction is the cold timings' (StepWarmth::cold_eviction_bytes): below it calibration's own
 // state was as near. The reach, where a byte is wholly far, is fitted: not the last-level cache the
 // CPU reports but how much of it this machine's neighbours leave (on the Intel VM, L3 480 MiB,
-// 2026-12-04: the ramp ended near 450 MiB at 00:55 UTC, near 215 MiB at 03:10, at 132-144 MiB
-// in three calibrations after). One reach
+// 2026-12-04: the ramp ended near 450 MiB at 00:55 UTC, near 215 MiB at 03:10, at 128-144 MiB
+// in four calibrations after). One reach
 // for both directions, searched on a log grid between the eviction and the longest distance
 // measured; at each, the two prices by least squares (non-negative), the reach of least squared
 // error kept. Held out record by record: the far times as hot + price * far bytes, beside taking

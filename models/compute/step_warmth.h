@@ -110,7 +110,7 @@ struct StepWarmth {
   /// calibration's reach (Kernel::far_read_bytes, far_written_bytes): calibration times passes
   /// back to back over the same buffers, a step's read what was written long before and a
   /// training step writes where the previous step's copies were. On the Intel VM (2026-12-04) a
-  /// far byte cost 39-54 ps more read and 58-67 ps more written over four curves (reading 29.8 ->
+  /// far byte cost 39-57 ps more read and 58-67 ps more written over five curves (reading 29.8 ->
   /// 13.6 GB/s, writing 14.2 -> 7.7).
   /// Fitted from the distance curve (fitting/compute/pass_far_fit.h); 0: none.
   double pass_far_read_s_per_byte = 0, pass_far_written_s_per_byte = 0;
