@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "predictor/analysis/step_residency.h"
+
 namespace dnnperf::fitting {
 namespace {
 
@@ -13,7 +15,8 @@ struct Prices {
   double read = 0, written = 0, reach = 0, squared_error = std::numeric_limits<double>::infinity();
 };
 
-double far_share(double distance, double eviction, double reach) { return std::clamp((distance - eviction) / (reach - eviction), 0.0, 1.0); }
+/// The ramp the step replay prices by (analysis/step_residency.h): 0 up to the eviction, 1 from the reach on.
+double far_share(double distance, double eviction, double reach) { return ColdReach{eviction, reach}.far_share(distance); }
 
 /// The reach of least squared error over `records` but the one at `skip` (none: records.size()).
 Prices best_prices(const std::vector<ComputeData::PassDistance>& records, double eviction, std::size_t skip) {
