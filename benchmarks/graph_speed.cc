@@ -4,8 +4,8 @@
 //   build/bin/graph_speed --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "predictor/lowering/lower.h"
-#include "predictor/zoo/zoo.h"
+#include "core/lowering/lower.h"
+#include "networks/zoo/zoo.h"
 
 namespace {
 

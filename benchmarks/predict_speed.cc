@@ -7,7 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include "predictor/prediction/scaling.h"
-#include "predictor/zoo/zoo.h"
+#include "networks/zoo/zoo.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 # dnnperf_library(NAME SOURCES... [LINK targets...]): a static library of the project, warnings on,
-# the repository root as its include root (headers are included as "predictor/graph/graph.h").
+# the repository root as its include root (headers are included as "core/graph/graph.h").
 function(dnnperf_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})

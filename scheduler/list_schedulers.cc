@@ -5,7 +5,7 @@
 #include <numeric>
 #include <queue>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 namespace {

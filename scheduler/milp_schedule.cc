@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 #include "scheduler/milp_solver.h"
 
 namespace dnnperf {

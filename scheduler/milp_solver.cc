@@ -13,7 +13,7 @@
 
 #include <coin/Cbc_C_Interface.h>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 

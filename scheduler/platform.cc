@@ -5,8 +5,8 @@
 #include <limits>
 #include <map>
 
-#include "predictor/common/error.h"
-#include "predictor/common/json_reader.h"
+#include "core/common/error.h"
+#include "core/common/json_reader.h"
 
 namespace dnnperf {
 namespace {

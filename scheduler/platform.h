@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "predictor/graph/op_kind.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "core/graph/op_kind.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 namespace {

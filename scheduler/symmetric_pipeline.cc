@@ -7,7 +7,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 #include "scheduler/milp_solver.h"
 #include "scheduler/split_schedule.h"
 

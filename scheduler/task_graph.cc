@@ -7,8 +7,8 @@
 
 #include "models/compute/analytic_model.h"
 #include "models/compute/profile_model.h"
-#include "predictor/common/error.h"
-#include "predictor/lowering/lower.h"
+#include "core/common/error.h"
+#include "core/lowering/lower.h"
 
 namespace dnnperf {
 

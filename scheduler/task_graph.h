@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "predictor/graph/graph.h"
+#include "core/graph/graph.h"
 #include "predictor/prediction/run_config.h"
 #include "scheduler/platform.h"
 

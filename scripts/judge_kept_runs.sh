@@ -3,7 +3,7 @@
 # RUNS/ground_truth_inference): the grid's MAPE and median for the seven networks at 64x64 and
 # Inception-v3's three cases at 128x128, training and inference. No runs.
 #
-#   scripts/judge_kept_runs.sh my-cpu.json data/measurements/cpu-vm-2core-2026-12-03-fresh
+#   scripts/judge_kept_runs.sh my-cpu.json data/measurements/cpu-vm-2core-intel
 set -uo pipefail
 PROFILE=${1:?usage: judge_kept_runs.sh PROFILE.json RUNS_FOLDER}
 RUNS=${2:?usage: judge_kept_runs.sh PROFILE.json RUNS_FOLDER}

@@ -3,7 +3,7 @@
 
 Calibration times every convolution from evicted caches (`torch_bench.py --cold`), and with
 `--hot-pairs` once more back to back; inside a step a kernel sits somewhere between the two,
-depending on what the step left in the caches. dnnperf's step warmth (docs/fitting.md) predicts
+depending on what the step left in the caches. dnnperf's step warmth (docs/models/fitting-notes.md) predicts
 where. This script measures where, for one network in one session:
 
     /usr/bin/python3 scripts/torch_profile_step.py --network resnet18 --batch 4 --input 64 --steps 5 --threads 1 -o r18

@@ -190,7 +190,7 @@ MEMORY_OPS = {
     "memory_avg_pool": (1, 0.25, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 2, 2)),
     # The same families at stride 1 (GoogLeNet's and Inception's branch pools): as many outputs as
     # inputs, so four times the windows per byte; the fit tells the windows' arithmetic from the
-    # traffic by the two (docs/fitting.md, a pass's operation_s).
+    # traffic by the two (docs/models/fitting-notes.md, a pass's operation_s).
     "memory_max_pool_stride1": (1, 3, lambda x, y: torch.nn.functional.max_pool2d(image(x), 3, 1, 1, return_indices=True)),
     "memory_avg_pool_stride1": (1, 1, lambda x, y: torch.nn.functional.avg_pool2d(image(x), 3, 1, 1)),
     "memory_batch_norm": (2, 1, batch_norm),
@@ -589,7 +589,7 @@ def measure_pass_distances(distances, layout, writer):
 
 def anchor_set(device):
     """The anchors of the default calibration on this device: dnnperf calibrate draws its sample
-    under 2 GFLOP per kernel on a CPU, 200 on CUDA (calibrate_command.cc)."""
+    under 2 GFLOP per kernel on a CPU, 200 on CUDA (data/calibration/torch.json, kernels.max_gflop_*)."""
     return "anchors:200" if str(device).startswith("cuda") else "anchors:2"
 
 

@@ -13,7 +13,7 @@ convolution's time per call, by shape), each of the step's convolutions timed al
 calibration times them (scripts/torch_bench.py --cold), then the steps profiled again; the
 in-step time is the mean of the two profiles, so that the machine's drift over the minute is
 the same on both sides. `dnnperf fit --step-warmth FILE` prices the same kernels and fits the
-share (docs/fitting.md).
+share (docs/models/fitting-notes.md).
 
 The profiler knows a convolution by its sizes only: the network's kernels come from dnnperf
 (`bench --list-shapes`) and a step's convolution is kept where exactly one of them has its sizes.

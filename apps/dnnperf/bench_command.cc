@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "microbench/shapes/shape_sets.h"
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 #ifdef DNNPERF_HAVE_MPI
 #include "microbench/mpi/comm_bench.h"
 #endif

@@ -5,13 +5,14 @@
 
 #include "apps/dnnperf/bench_command.h"
 #include "apps/dnnperf/calibrate_command.h"
+#include "apps/dnnperf/comm_command.h"
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
 #include "apps/dnnperf/schedule_command.h"
 #include "apps/dnnperf/score_command.h"
 #include "apps/dnnperf/validate_command.h"
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"dnnperf: performance prediction for deep-network training and inference"};

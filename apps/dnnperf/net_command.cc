@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/dnnperf/format.h"
-#include "predictor/analysis/network_summary.h"
-#include "predictor/import/network_loader.h"
-#include "predictor/lowering/lower.h"
-#include "predictor/zoo/zoo.h"
+#include "core/common/format.h"
+#include "core/analysis/network_summary.h"
+#include "networks/import/network_loader.h"
+#include "core/lowering/lower.h"
+#include "networks/zoo/zoo.h"
 
 namespace dnnperf::cli {
 namespace {

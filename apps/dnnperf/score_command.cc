@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/dnnperf/format.h"
+#include "core/common/format.h"
 #include "fitting/compute/compute_score.h"
-#include "predictor/common/error.h"
-#include "predictor/common/kernel_record.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "core/common/error.h"
+#include "records/kernel_record.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf::cli {
 namespace {

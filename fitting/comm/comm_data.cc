@@ -7,8 +7,8 @@
 #include <set>
 #include <tuple>
 
-#include "microbench/records/measurement.h"
-#include "predictor/common/error.h"
+#include "records/measurement.h"
+#include "core/common/error.h"
 
 namespace dnnperf::fitting {
 

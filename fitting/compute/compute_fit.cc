@@ -15,16 +15,16 @@
 #include <ceres/ceres.h>
 
 #include "fitting/ceres_solve.h"
-#include "microbench/records/measurement.h"
+#include "records/measurement.h"
 #include "models/compute/analytic_model.h"
 #include "models/compute/blocked_gemm.h"
 #include "models/compute/direct_conv.h"
 #include "models/compute/error_family.h"
-#include "predictor/common/error.h"
-#include "predictor/common/kernel_record.h"
-#include "predictor/graph/op_kind.h"
-#include "predictor/graph/shape_inference.h"
-#include "predictor/lowering/lower.h"
+#include "core/common/error.h"
+#include "records/kernel_record.h"
+#include "core/graph/op_kind.h"
+#include "core/graph/shape_inference.h"
+#include "core/lowering/lower.h"
 
 namespace dnnperf::fitting {
 namespace {
@@ -97,7 +97,7 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
                                     : r.layout.is_object() && r.layout.contains("pass_channels") ? r.layout.at("pass_channels").get<std::int64_t>() : 16;
       const std::int64_t runs = (p.contains("batch") ? p.at("batch").get<std::int64_t>() : 1) * channels;
       if (runs <= 0) throw InputError(r.op + ": batch and channels must be positive");
-      k.short_run_elements = short_run_elements(runs, n / runs);
+      k.run_elements = n / runs;
     }
     return k;
   }
@@ -120,7 +120,7 @@ std::vector<int> folds(const std::vector<ComputeSample>& samples, std::uint64_t 
     const auto bits = [](double d) { std::uint64_t b; std::memcpy(&b, &d, sizeof b); return b; };
     for (const std::int64_t v : {static_cast<std::int64_t>(k.cls), static_cast<std::int64_t>(k.phase), static_cast<std::int64_t>(k.dtype), g.m, g.n, g.k,
                                  g.batch, static_cast<std::int64_t>(g.trans_a * 2 + g.trans_b), c.n, c.c, c.h, c.w, c.k, c.r, c.s, c.stride_h, c.stride_w,
-                                 c.pad_h, c.pad_w, c.groups, k.elements, k.short_run_elements})
+                                 c.pad_h, c.pad_w, c.groups, k.elements, k.run_elements})
       mix(static_cast<std::uint64_t>(v));
     mix(bits(k.bytes_read));
     mix(bits(k.bytes_written));
@@ -337,12 +337,11 @@ struct BlockedResidual {
   GemmShape gemm;
   std::int64_t block, vector_width;
   std::array<std::int64_t, 3> cleanup_width;
-  std::int64_t aliased_row_bytes;
   double element_bytes, log_measured;
   template <typename T>
   bool operator()(const T* p, T* residual) const {
     using std::log;
-    residual[0] = log(blocked_gemm_seconds(gemm, block, vector_width, cleanup_width, aliased_row_bytes, element_bytes, p)) - T(log_measured);
+    residual[0] = log(blocked_gemm_seconds(gemm, block, vector_width, cleanup_width, element_bytes, p)) - T(log_measured);
     return true;
   }
 };
@@ -396,7 +395,7 @@ constexpr double kSteepnessRange[2] = {2, 64};
 std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGemm& start, const std::vector<const ComputeSample*>& gemms,
                                                                  bool edge_steepness = false) {
   const auto make = [&](const ComputeSample& s) {
-    return BlockedResidual{implicit_gemm(s.kernel), start.block, start.vector_width, start.cleanup_width, start.aliased_row_bytes,
+    return BlockedResidual{implicit_gemm(s.kernel), start.block, start.vector_width, start.cleanup_width,
                            static_cast<double>(dtype_bytes(s.kernel.dtype)), std::log(s.seconds)};
   };
   const double ln = std::log(1e-3), slow = std::log(100.0), rate = std::log(1e6);
@@ -418,7 +417,7 @@ std::optional<std::pair<double, BlockedGemm>> solve_blocked_once(const BlockedGe
       {{0, 0, rate, std::log(1e17)}, {1, 7, ln, 0.0}, {8, 10, 0.0, slow}, {11, 12, rate, std::log(1e14)}, {13, 13, std::log(1e-8), std::log(1e-2)},
        {14, 14, std::log(64.0), std::log(1e9)}, {15, 18, ln, slow}, {19, 19, std::log(1e6), std::log(largest_output)}, {20, 20, ln, slow},
        {21, 22, std::log(kSteepnessRange[0]), std::log(kSteepnessRange[1])}, {23, 25, std::log(0.2), std::log(5.0)},
-       {26, 26, std::log(1e6), std::log(1e12)}, {27, 27, ln, slow}, {28, 29, 0.0, std::log(5.0)}},
+       {26, 26, std::log(1e6), std::log(1e12)}, {27, 27, ln, slow}},
       edge_steepness ? std::vector<int>{} : std::vector<int>{21, 22});
 }
 
@@ -678,7 +677,7 @@ void solve_passes(DeviceSpec& device, const std::vector<const ComputeSample*>& t
     }
     // A scalar rate for short runs only where the family was measured with and without them.
     int short_runs = 0;
-    for (const ComputeSample* s : samples) short_runs += s->kernel.short_run_elements > 0;
+    for (const ComputeSample* s : samples) short_runs += short_run_elements(s->kernel) > 0;
     const bool scalar = short_runs >= 3 && short_runs + 3 <= static_cast<int>(samples.size());
     // Its own slowdown beyond the cache where it was measured there, twice at least; else the
     // plain passes'. A pass's time in the cache need not be its traffic's (SGD's add with a scale

@@ -19,8 +19,8 @@
 #include "fitting/compute/session_speed.h"
 #include "fitting/error_stats.h"
 #include "models/compute/regression_model.h"
-#include "predictor/hardware/hardware_profile.h"
-#include "predictor/lowering/kernel.h"
+#include "profile/hardware_profile.h"
+#include "core/lowering/kernel.h"
 
 namespace dnnperf::fitting {
 
@@ -124,7 +124,7 @@ std::int64_t pointwise_conv_gemm_below_batch(const ComputeData& data);
 /// quiet Intel VM (2026-12-03) the unweighted fits priced the validated CNNs' own batch-16 kernels
 /// 11-12% fast in sum (each class's in-sample time-weighted bias -7..-11%) and every training step
 /// 10% fast; weighted with exponent 0.5, the training MAPE fell 10.2 -> 7.8% on the same runs
-/// (data/measurements/cpu-vm-2core-2026-12-03-intel/). On the noisier AMD calibrations a fixed
+/// (docs/models/cpu-evidence.md: cpu-vm-2core-2026-12-03-intel). On the noisier AMD calibrations a fixed
 /// exponent moved the errors either way, so `fit` chooses it on networks not validated
 /// (--time-weight auto). It trades kernels for sums: weighted, DenseNet-121's own kernels were
 /// priced at 28% MAPE against 13%, its whole steps closer.

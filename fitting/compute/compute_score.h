@@ -12,7 +12,7 @@
 
 #include "fitting/compute/compute_fit.h"
 #include "fitting/error_stats.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf::fitting {
 

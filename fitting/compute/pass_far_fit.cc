@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "predictor/analysis/step_residency.h"
+#include "core/analysis/step_residency.h"
 
 namespace dnnperf::fitting {
 namespace {

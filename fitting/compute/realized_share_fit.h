@@ -6,7 +6,7 @@
 //
 // Each observation is one convolution shape of one network's step: the share of its cold time
 // the profile's warmth saves it with everything realized (f, priced for the step it ran in), its
-// operand bytes beyond the cold timing's reach per second of its cold time (h, Kernel::far_bytes),
+// operand bytes beyond the cold timing's reach per second of its cold time (h, StepCacheState::far_bytes),
 // and the share the step measured (g = 1 - in step / cold). The share s, the excess e and the
 // price of a far byte m minimise
 //
@@ -32,7 +32,7 @@ struct InStepObservation {
   double full_saving = 0;      // f: saved with the whole of the warmth realized, over the priced cold time
   double measured_saving = 0;  // g: 1 - in-step time / cold time, both timed
   double weight = 0;           // cold seconds per step (calls per step times cold time per call)
-  double far_bytes_per_cold_s = 0;  // h: Kernel::far_bytes over the priced cold time
+  double far_bytes_per_cold_s = 0;  // h: StepCacheState::far_bytes over the priced cold time
 };
 
 /// Networks needed before a share is fitted.

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "microbench/records/measurement.h"
+#include "records/measurement.h"
 
 namespace dnnperf::fitting {
 

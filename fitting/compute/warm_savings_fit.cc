@@ -134,7 +134,7 @@ WarmSavingsFit fit_warm_savings(const std::vector<ComputeData::HotPair>& pairs, 
       if (const ErrorStats own = held_out(true); own.mape < out.held_out[d].mape) out.held_out[d] = own, native_call = true;
     }
     const Solution s = solve(mine, native_call);
-    out.warmth.conv[d] = {s.c[0], s.tau, s.c[1], s.c[2], s.c[3], native_call ? s.c[4] : -1.0};
+    out.warmth.conv[d] = {s.c[0], s.tau, s.c[1], s.c[2], s.c[3], native_call ? std::optional<double>(s.c[4]) : std::nullopt};
     any = true;
   }
   if (any) out.warmth.cache_bytes = cache_bytes;

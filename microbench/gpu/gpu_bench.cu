@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "microbench/gpu/gpu_timing.h"
-#include "microbench/records/progress.h"
-#include "microbench/records/record_writer.h"
-#include "predictor/common/error.h"
+#include "core/common/progress.h"
+#include "records/record_writer.h"
+#include "core/common/error.h"
 
 namespace dnnperf::bench {
 namespace {

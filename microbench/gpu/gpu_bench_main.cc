@@ -9,7 +9,7 @@
 #include <string>
 
 #include "microbench/gpu/gpu_bench.h"
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace {
 

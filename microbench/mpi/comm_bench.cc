@@ -8,9 +8,9 @@
 #include <new>
 
 #include "microbench/mpi/allreduce_algorithms.h"
-#include "microbench/records/progress.h"
-#include "microbench/records/record_writer.h"
-#include "predictor/common/error.h"
+#include "core/common/progress.h"
+#include "records/record_writer.h"
+#include "core/common/error.h"
 
 namespace dnnperf::bench {
 namespace {

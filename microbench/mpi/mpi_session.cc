@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf::bench {
 namespace {

@@ -9,10 +9,10 @@
 #include <tuple>
 #include <utility>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 #ifndef DNNPERF_NO_NETWORKS
-#include "predictor/import/network_loader.h"
-#include "predictor/lowering/lower.h"
+#include "networks/import/network_loader.h"
+#include "core/lowering/lower.h"
 #endif
 
 namespace dnnperf::bench {
@@ -274,7 +274,7 @@ ShapeSet late_stage_sample(std::int64_t count, std::uint64_t seed, double max_fl
   // 800 convolutions of sample:600:1:2 and cnn:200:4:2, nine are such input gradients and one has
   // 256 channels or more on both sides (a 10-minute calibration times about half of them); a
   // profile fitted without this set priced MobileNetV2's at batch 4 at 2.6-4.3x their time
-  // (docs/fitting.md).
+  // (docs/models/fitting-notes.md).
   const std::vector<std::int64_t> channels = {64, 96, 128, 160, 192, 256, 320, 384, 512, 576, 768, 960, 1024, 1280, 2048};
   const std::vector<std::int64_t> output_ratio_x12 = {2, 3, 6, 12, 24, 48, 72};  // outputs per 12 inputs: 1/6 to 6x
   for (std::int64_t i = 0; i < count; ++i) {

@@ -44,7 +44,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "predictor/lowering/kernel.h"
+#include "core/lowering/kernel.h"
 
 namespace dnnperf::bench {
 

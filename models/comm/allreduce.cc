@@ -94,25 +94,6 @@ double hierarchical(double n, const CommGroup& g) {
 
 }  // namespace
 
-std::string_view allreduce_name(AllReduceAlgorithm a) {
-  switch (a) {
-    case AllReduceAlgorithm::ring: return "ring";
-    case AllReduceAlgorithm::recursive_doubling: return "recursive_doubling";
-    case AllReduceAlgorithm::rabenseifner: return "rabenseifner";
-    case AllReduceAlgorithm::binomial_tree: return "binomial_tree";
-    case AllReduceAlgorithm::hierarchical: return "hierarchical";
-  }
-  return "?";
-}
-
-std::optional<AllReduceAlgorithm> parse_allreduce(std::string_view name) {
-  for (AllReduceAlgorithm a : kAllReduceAlgorithms)
-    if (allreduce_name(a) == name) return a;
-  if (name == "tree" || name == "binomial") return AllReduceAlgorithm::binomial_tree;
-  if (name == "rd") return AllReduceAlgorithm::recursive_doubling;
-  return std::nullopt;
-}
-
 double allreduce_seconds(AllReduceAlgorithm a, double bytes, const CommGroup& g) {
   if (g.ranks <= 1 || bytes <= 0) return 0;
   switch (a) {

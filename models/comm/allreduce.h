@@ -20,15 +20,10 @@
 #include <string_view>
 #include <vector>
 
+#include "profile/comm_model.h"
+
 namespace dnnperf {
 
-enum class AllReduceAlgorithm { ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical };
-inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {
-    AllReduceAlgorithm::ring, AllReduceAlgorithm::recursive_doubling, AllReduceAlgorithm::rabenseifner,
-    AllReduceAlgorithm::binomial_tree, AllReduceAlgorithm::hierarchical};
-
-std::string_view allreduce_name(AllReduceAlgorithm algorithm);
-std::optional<AllReduceAlgorithm> parse_allreduce(std::string_view name);
 
 /// One kind of link: latency alpha (s) and time per byte beta (s/byte) of one flow.
 struct LinkCost {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
+#include "models/compute/direct_conv.h"
 
 namespace dnnperf {
+
+std::int64_t short_run_elements(const Kernel& k) { return k.run_elements > 0 && k.run_elements < kShortRunElements ? k.elements : 0; }
 namespace {
 
 constexpr std::int64_t kMinSplitK = 256;
@@ -134,7 +137,8 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   }
   c.seconds = c.launch_seconds + std::max(c.compute_seconds, c.memory_seconds);
   // Elements in runs too short for a vector go through scalar code (a family that prices them).
-  if (memory->short_run_element_s > 0 && k.short_run_elements > 0) c.seconds += static_cast<double>(k.short_run_elements) * memory->short_run_element_s;
+  if (const std::int64_t short_elements = short_run_elements(k); memory->short_run_element_s > 0 && short_elements > 0)
+    c.seconds += static_cast<double>(short_elements) * memory->short_run_element_s;
   // Arithmetic that does not scale with the traffic (a pooling window's), where the family has a rate for it.
   if (memory->operation_s > 0 && k.flops > 0) c.seconds += k.flops * memory->operation_s;
   return c;

@@ -30,9 +30,18 @@
 // (MemoryEfficiency::operation_s), and batch norm its short runs'. All parameters live in the
 // hardware profile's device.efficiency, where calibration sets them.
 #include "models/compute/compute_model.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf {
+
+/// Runs of fewer elements than this are short: one AVX2 vector of floats, the width PyTorch's CPU
+/// batch norm vectorises at (docs/models/fitting-notes.md has the timings).
+constexpr std::int64_t kShortRunElements = 8;
+
+/// The elements of a pass that a CPU's code vectorised along its runs walks in scalar code: all of
+/// them where its runs (Kernel::run_elements) are shorter than kShortRunElements, else none.
+/// Priced by MemoryEfficiency::short_run_element_s.
+std::int64_t short_run_elements(const Kernel& kernel);
 
 /// A kernel priced by the analytic model, with its parts (for reports and fitting).
 struct AnalyticCost {

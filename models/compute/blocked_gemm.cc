@@ -22,7 +22,6 @@ std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& m) 
   for (int x = 1; x < 4; ++x) p[22 + x] = std::log(m.layout_packing[x]);
   p[26] = std::log(m.large_operand_bytes);
   p[27] = std::log(std::max(m.large_operand_slowdown - 1, 1e-12));
-  for (int x = 0; x < 2; ++x) p[28 + x] = std::log(m.aliased_slowdown[x]);
   return p;
 }
 
@@ -42,13 +41,12 @@ BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
   for (int x = 1; x < 4; ++x) m.layout_packing[x] = std::exp(p[22 + x]);
   m.large_operand_bytes = std::exp(p[26]);
   m.large_operand_slowdown = 1 + std::exp(p[27]);
-  for (int x = 0; x < 2; ++x) m.aliased_slowdown[x] = std::exp(p[28 + x]);
   return m;
 }
 
 double BlockedGemm::seconds(const GemmShape& g, double element_bytes, double* parts) const {
   const auto p = log_parameters(*this);
-  return blocked_gemm_seconds(g, block, vector_width, cleanup_width, aliased_row_bytes, element_bytes, p.data(), parts);
+  return blocked_gemm_seconds(g, block, vector_width, cleanup_width, element_bytes, p.data(), parts);
 }
 
 }  // namespace dnnperf

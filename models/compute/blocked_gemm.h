@@ -12,7 +12,7 @@
 //             (misaligned_slowdown[d] if d is a multiple of neither vector_width nor
 //              cleanup_width[d])
 //     + sum over A and B of bytes * layout_packing * long_rows(row bytes) * large(bytes)
-//                                     * aliased(row bytes, B only) / operand_bandwidth   (packing)
+//                                     / operand_bandwidth   (packing)
 //     + batch * m n * element_bytes * large(output bytes) / output_bandwidth   (writing C)
 //
 // Clean-up code is vectorised only where the leftover dimension fills whole vectors; elsewhere it
@@ -35,20 +35,10 @@
 // of 64. On the dev VM (PyTorch 1.13 on Debian's ATLAS) a fit finds blocks of 48 and vectors
 // of 4 floats: 337 x 3191 x 32 runs at 41 GFLOP/s, 337 x 3191 x 30 at 10, and k = 73 (48 + 25,
 // misaligned) at half the rate of k = 72. A smooth rate curve cannot follow that sawtooth; this
-// sum does (held-out MAPE on 1,600 sampled GEMMs: docs/fitting.md). The clean-up code along n has
+// sum does (held-out MAPE on 1,600 sampled GEMMs: docs/models/fitting-notes.md). The clean-up code along n has
 // a second width of its own on that ATLAS: leftovers of 6, 18, 30 and 42 columns (multiples of 6,
 // not of 4) run at 17-31 GFLOP/s where 22 and 26 run at 9.5; one width for all priced them 2-3x slow
 // (n leftover = 6 mod 12: MAPE 31.5% against 7-13% for the other residues).
-//
-// Packing B also slows when its stored rows are a whole number of aliased_row_bytes apart (2 KiB):
-// the rows a panel gathers then fall into a few cache sets of the core's L1 and evict each other.
-// On the Intel VM (2026-12-04) 4 x n x k with B stored [k, n] takes 1.32-1.38x as long for
-// n = 512, 2048, 4096, 9216, 9728 or 10240 as for n a few columns off, 1.13x for rows a whole
-// number of 1 KiB apart but not 2 KiB (n = 8960), none from 512 bytes down; with B stored [n, k]
-// 0.97-1.26x, erratic (fitted 1.11 and 1.0 on two calibrations); with A transposed none; from 64 rows up the arithmetic hides it. Real networks' widths
-// are such round numbers (AlexNet's 9216 and 4096, VGG's 25088): the random calibration shapes
-// rarely are. So per B layout, aliased(L) = aliased_slowdown for L a multiple of aliased_row_bytes,
-// its square root for L a multiple of half of it, 1 otherwise.
 //
 // The tiled model of MatrixEfficiency prices GPU GEMMs (a partial tile costs a whole one); `dnnperf
 // fit` keeps this model only where it predicts GEMMs the fit did not see better.
@@ -57,68 +47,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "predictor/lowering/kernel.h"
+#include "core/lowering/kernel.h"
+#include "profile/cpu_library_models.h"
 
 namespace dnnperf {
-
-struct BlockedGemm {
-  /// Rows and columns of a cache block; 0: the device has no blocked GEMM model.
-  std::int64_t block = 0;
-  /// Elements per vector register: a remainder dimension not a multiple of it runs scalar.
-  std::int64_t vector_width = 1;
-  /// A second width the clean-up code along m, n, k handles vectorised (0: none): a remainder
-  /// that is a multiple of it is not misaligned either.
-  std::array<std::int64_t, 3> cleanup_width{0, 0, 0};
-  /// FLOP/s inside whole blocks.
-  double block_flops = 0;
-  /// Rate of each region with remainders against whole blocks, in (0, 1]. Index: 4 * (m is a
-  /// remainder) + 2 * (n is) + (k is) - 1.
-  std::array<double, 7> partial_efficiency{1, 1, 1, 1, 1, 1, 1};
-  /// Extra time of a region whose remainder along m, n or k is misaligned (>= 1).
-  std::array<double, 3> misaligned_slowdown{1, 1, 1};
-  double operand_bandwidth = 0;  // bytes/s packing A and B, rows short
-  /// Stored row length (bytes) at which packing an operand is halfway to its slowdown.
-  double long_row_bytes = 1e9;
-  /// Packing slowdown of long rows (>= 1), per operand and layout: A stored [m, k], A stored
-  /// [k, m] (trans_a), B stored [k, n], B stored [n, k] (trans_b).
-  std::array<double, 4> long_row_slowdown{1, 1, 1, 1};
-  /// Packing time per byte of each operand and layout against A stored [m, k] (index 0, always 1):
-  /// a copy along stored rows and a gather across them need not run at one rate.
-  std::array<double, 4> layout_packing{1, 1, 1, 1};
-  /// Operand size (bytes) at which packing it is halfway to large_operand_slowdown (>= 1): an
-  /// operand beyond the last cache level streams from memory.
-  double large_operand_bytes = 1e12;
-  double large_operand_slowdown = 1;
-  /// Stored row length (bytes) whose multiples put B's rows into the same few L1 sets.
-  std::int64_t aliased_row_bytes = 2048;
-  /// Packing slowdown of B with such rows (>= 1): B stored [k, n], B stored [n, k] (trans_b).
-  std::array<double, 2> aliased_slowdown{1, 1};
-  double output_bandwidth = 0;   // bytes/s writing C, up to large_output_bytes
-  /// Output size (bytes) at which writing it is halfway to large_output_slowdown (>= 1).
-  double large_output_bytes = 1e12;
-  double large_output_slowdown = 1;
-  /// How sharply packing slows once rows pass long_row_bytes, and writing once outputs pass
-  /// large_output_bytes: the exponent of r above (4 in profiles that do not give them).
-  double long_row_steepness = 4;
-  double large_output_steepness = 4;
-  double call_overhead_s = 0;
-  /// The element type it was fitted on; GEMMs of other types are priced by the tiled model.
-  DType dtype = DType::f32;
-
-  bool enabled() const { return block > 0; }
-  /// The time of one (batched) GEMM of elements `element_bytes` wide; `parts`, if given,
-  /// receives its compute (blocks and clean-up) and memory (packing and output) terms.
-  double seconds(const GemmShape& g, double element_bytes, double* parts = nullptr) const;
-};
-
-/// How much of the aliased slowdown a stored row of `row_bytes` pays, as a power of it: all for a
-/// multiple of `aliased_row_bytes`, half for a multiple of half of it, none otherwise.
-inline double aliasing_exponent(double row_bytes, std::int64_t aliased_row_bytes) {
-  const auto bytes = static_cast<std::int64_t>(row_bytes);
-  if (aliased_row_bytes <= 0 || bytes <= 0) return 0;
-  if (bytes % aliased_row_bytes == 0) return 1;
-  return aliased_row_bytes % 2 == 0 && bytes % (aliased_row_bytes / 2) == 0 ? 0.5 : 0;
-}
 
 /// Whether a dimension's leftover after whole blocks runs scalar: it is a whole number of neither
 /// vectors nor the clean-up code's second width (the fit's flags and the model's are the same test).
@@ -132,16 +64,15 @@ inline bool misaligned(std::int64_t dimension, std::int64_t vector_width, std::i
 /// k), p[11] log operand_bandwidth, p[12] log output_bandwidth, p[13] log call_overhead_s,
 /// p[14] log long_row_bytes, p[15..18] log(long_row_slowdown - 1), p[19] log large_output_bytes,
 /// p[20] log(large_output_slowdown - 1), p[21] log long_row_steepness, p[22] log large_output_steepness,
-/// p[23..25] log layout_packing[1..3], p[26] log large_operand_bytes, p[27] log(large_operand_slowdown - 1),
-/// p[28..29] log aliased_slowdown.
-constexpr int kBlockedGemmParameters = 30;
-/// A model's continuous parameters in that form, and back (block, widths, aliased rows and type kept).
+/// p[23..25] log layout_packing[1..3], p[26] log large_operand_bytes, p[27] log(large_operand_slowdown - 1).
+constexpr int kBlockedGemmParameters = 28;
+/// A model's continuous parameters in that form, and back (block, widths and type kept).
 std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
 BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
 
 template <typename T>
 T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vector_width, const std::array<std::int64_t, 3>& cleanup_width,
-                       std::int64_t aliased_row_bytes, double element_bytes, const T* p, T* parts = nullptr) {
+                       double element_bytes, const T* p, T* parts = nullptr) {
   using std::exp;
   using std::pow;
   const std::int64_t dims[3] = {g.m, g.n, g.k};
@@ -176,8 +107,7 @@ T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vect
     const T r = pow(T(row_bytes[x]) * exp(-p[14]), exp(p[21]));
     const T per_layout = layout[x] == 0 ? T(1) : exp(p[22 + layout[x]]);
     const T big = pow(T(operand_bytes[x]) * exp(-p[26]), 4.0);
-    const T aliased = x == 1 ? exp(p[26 + layout[x]] * aliasing_exponent(row_bytes[x], aliased_row_bytes)) : T(1);  // p[28], p[29]
-    packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r)) * (T(1) + exp(p[27]) * big / (T(1) + big)) * aliased;
+    packing += operand_bytes[x] * per_layout * (T(1) + exp(p[15 + layout[x]]) * r / (T(1) + r)) * (T(1) + exp(p[27]) * big / (T(1) + big));
   }
   const double output_bytes = batch * m * n * element_bytes;
   const T r = pow(T(output_bytes) * exp(-p[19]), exp(p[22]));

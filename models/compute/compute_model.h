@@ -4,7 +4,7 @@
 //
 // Families: AnalyticComputeModel (roofline with shape-dependent efficiencies, analytic_model.h);
 // the regression family arrives with calibration.
-#include "predictor/lowering/kernel.h"
+#include "core/lowering/kernel.h"
 
 namespace dnnperf {
 

@@ -1,6 +1,6 @@
 #include "models/compute/conv_as_gemm.h"
 
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 
 namespace dnnperf {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "predictor/hardware/hardware_profile.h"
-#include "predictor/lowering/kernel.h"
+#include "profile/hardware_profile.h"
+#include "core/lowering/kernel.h"
 
 namespace dnnperf {
 

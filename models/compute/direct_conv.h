@@ -49,7 +49,7 @@
 // 2026-12-03) a 512x512 3x3 weight gradient (9 MB) over 2x2 images takes 2.3 ms at batch 2 and
 // 0.38 ms more per image, ~24 GB/s of filter per image, where its arithmetic alone is 0.13 ms;
 // without the term the late stages' weight gradients of ResNet-50 at batch 16 were priced 35-65%
-// fast (data/measurements/cpu-vm-2core-2026-12-03-intel/). Profiles fitted before it have none.
+// fast (docs/models/cpu-evidence.md: cpu-vm-2core-2026-12-03-intel). Profiles fitted before it have none.
 //
 // The native path's GEMM has the image's output pixels as its columns (its reduction, for weight
 // gradients), and a BLAS runs them in whole blocks and a leftover: where the profile names the
@@ -63,7 +63,7 @@
 // as blocked_gemm.h's `misaligned`). On the dev VM a 1x1 layer of
 // 2048x2048 channels at batch 3 runs at 11 GFLOP/s over 2x2 images (4 columns) and a 1024x4096 one
 // at 5.6 over 3x3 (9), 29-42 at 7x7, 15-19 at 9x9 (48 + 33) and 44-46 at 10x10 (96 + 4): the
-// leftover, not the filter's size, sets the rate (data/measurements/cpu-vm-2core-2026-12-01-native).
+// leftover, not the filter's size, sets the rate (docs/models/cpu-evidence.md: cpu-vm-2core-2026-12-01-native).
 //
 // and the gemm path has no window exponent and no input lanes to fill (its GEMM's rows are the
 // output channels of a group: a depthwise one fills one lane of a vector). The depthwise path's
@@ -77,89 +77,23 @@
 //
 // Why a sum and not a power law of the sizes (the regression family): on the dev VM a fit of this
 // form predicts held-out convolutions with 24-27% MAPE against the regression's 30-40%, and the
-// networks' own convolutions with 20-36% against 33-53% (docs/fitting.md).
+// networks' own convolutions with 20-36% against 33-53% (docs/models/fitting-notes.md).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 
 #include "models/compute/blocked_gemm.h"
-#include "predictor/lowering/kernel.h"
+#include "core/lowering/kernel.h"
+#include "profile/cpu_library_models.h"
 
 namespace dnnperf {
 
-/// The code path a CPU library takes for a convolution (the implementation oneDNN's verbose mode
-/// names, checked against 1,842 measured shapes of PyTorch 1.13 / oneDNN 2.6 on AVX-512, of which
-/// 1,840 agree; data/measurements/cpu-vm-2core-2026-12-01-onednn-paths):
-/// - native: PyTorch's own im2col and GEMM instead of oneDNN (ATen's use_mkldnn): 1x1 unstrided
-///   at batches under 16, any groups, and one image of at most kNativeConvMaxInput values under a
-///   window of at most 3, groups 1 ("small-batch pointwise", its first case, in older notes);
-/// - gemm: oneDNN's im2col and GEMM ("gemm:jit"), where no JIT kernel takes the shape: a forward
-///   convolution whose padding exceeds its output's width or height (the JIT kernels start with
-///   at most one output row of left padding), and a depthwise weight gradient other than a window
-///   of at most 3x3 with strides no larger than the window and an output row and column that
-///   reads no padding (3x3 over 2x2, or 3x3 at stride 2 over 3x3, is im2col; over 4x4 it is not);
-/// - depthwise (groups > 1, "jit_dw");
-/// - pointwise (1x1, "jit_1x1"): unstrided, or strided where the strides divide the input
-///   exactly (oneDNN then subsamples the input first); other strided 1x1 go direct;
-/// - direct ("jit"): the rest.
-enum class ConvPath : std::uint8_t { direct = 0, pointwise = 1, native = 2, depthwise = 3, gemm = 4 };
 /// The most input values (N C H W) of one image that PyTorch convolves natively (ATen's
 /// use_mkldnn: "for some case, native is faster").
 constexpr std::int64_t kNativeConvMaxInput = 20480;
-constexpr int kConvPaths = 5;
 /// The path a convolution of this direction (forward, backward_data or backward_weight) takes.
 ConvPath conv_path(const ConvShape& c, Phase direction);
-
-struct DirectConv {
-  /// Channels per vector register (the fill's unit); 0: no direct model for this direction.
-  std::int64_t lanes = 0;
-  std::array<double, kConvPaths> rate{};              // FLOP/s at full lanes, per path
-  double input_fill_exponent = 0, output_fill_exponent = 0;
-  double narrow_input_fill_exponent = 0;  // where C / groups < lanes
-  std::array<double, kConvPaths> stride_exponent{};
-  double window_exponent = 0;
-  double depthwise_window_exponent = 0;  // the depthwise path's own (its kernels are per window size)
-  std::array<double, kConvPaths> input_bandwidth{};   // bytes/s, per path
-  double weight_bandwidth = 0;
-  std::array<double, kConvPaths> output_bandwidth{};  // bytes/s, per path
-  double call_overhead_s = 0;
-  /// PyTorch's own code calls no oneDNN primitive: the native path's call overhead (0: call_overhead_s,
-  /// as in profiles fitted before it had one).
-  double native_call_overhead_s = 0;
-  double large_bytes = 1e12;
-  double large_slowdown = 1;
-  double large_weight_bytes = 1e12;  // filter size halfway to large_weight_slowdown
-  double large_weight_slowdown = 1;  // >= 1; 1: no such edge (profiles fitted before it had one)
-  /// Whether the gemm path is priced (rate[gemm] and the rest are fitted): a fit without enough
-  /// such shapes, and profiles fitted before the path, price them on the path they took before
-  /// (depthwise where groups > 1, else direct).
-  bool gemm_path = false;
-  double image_call_s = 0;  // per image and group on the native and gemm paths; 0 in older profiles
-  /// The filter streamed once per image on the JIT paths past weight_cache_bytes (bytes/s); 0: no
-  /// such term (profiles fitted before it).
-  double image_weight_bandwidth = 0;
-  double weight_cache_bytes = 0;
-  /// The BLAS's column block and vector on the native path (0: the columns are not priced; profiles
-  /// fitted before the term, and fits without a cache-blocked GEMM model).
-  std::int64_t native_column_block = 0, native_column_vector = 0;
-  std::int64_t native_column_cleanup = 0;  // a second width the BLAS's clean-up code vectorises (0: none)
-  double native_leftover_columns = 0;     // h: a leftover of L columns runs at L / (L + h) of the rate
-  double native_misaligned_slowdown = 1;  // >= 1: a leftover that is not whole vectors
-  DType dtype = DType::f32;  // the element type it was fitted on
-
-  bool enabled() const { return lanes > 0; }
-  /// The time of one convolution of this model's direction (`direction`: the one it was fitted
-  /// for, which decides the path); `parts`, if given, receives its arithmetic and its memory terms.
-  double seconds(const ConvShape& c, Phase direction, double element_bytes, double* parts = nullptr) const;
-  /// The path this model prices `c` on: conv_path, or the one before the gemm path where the
-  /// model has none.
-  ConvPath priced_path(const ConvShape& c, Phase direction) const;
-  /// The fixed cost of one call of `c` in this model's direction (part of seconds()).
-  double call_seconds(const ConvShape& c, Phase direction) const {
-    return priced_path(c, direction) == ConvPath::native && native_call_overhead_s > 0 ? native_call_overhead_s : call_overhead_s;
-  }
-};
 
 /// The call a kernel does not pay because its input gradient's call computed it
 /// (Kernel::shares_call): the direction's call overhead where a direct model prices that

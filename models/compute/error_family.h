@@ -13,7 +13,7 @@
 // stride, grouping, transposes, a degenerate dimension — and the decade of its work.
 #include <string>
 
-#include "predictor/lowering/kernel.h"
+#include "core/lowering/kernel.h"
 
 namespace dnnperf {
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/compute/conv_as_gemm.h"
+#include "models/compute/direct_conv.h"
 #include "models/compute/error_family.h"
 
 namespace dnnperf {

@@ -11,7 +11,7 @@
 
 #include "models/compute/analytic_model.h"
 #include "models/compute/regression_model.h"
-#include "predictor/common/kernel_record.h"
+#include "records/kernel_record.h"
 
 namespace dnnperf {
 

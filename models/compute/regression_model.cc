@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "predictor/common/dtype.h"
-#include "predictor/common/error.h"
+#include "core/common/dtype.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 namespace {
@@ -33,21 +33,6 @@ double misaligned(std::int64_t x, DType dtype) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& regression_feature_names() {
-  static const std::vector<std::string> names = {"one", "log_flops", "log_bytes", "log_m", "log_n", "log_k",
-                                                 "log_min_dim", "log_flops_squared", "log_intensity", "log_batch",
-                                                 "log_window", "log_stride", "trans_a", "trans_b", "k_fill",
-                                                 "pointwise", "depthwise", "in_lane_fill", "out_lane_fill", "log_image",
-                                                 "small_batch_pointwise", "depthwise_log_flops", "small_batch_pointwise_log_flops", "im2col_gemm",
-                                                 "log_m_squared", "log_n_squared", "log_k_squared", "log_m_log_n", "log_m_log_k",
-                                                 "log_n_log_k", "m_misaligned", "n_misaligned", "k_misaligned",
-                                                 "m_block_remainder", "n_block_remainder", "k_block_remainder",
-                                                 "nk_block_remainder"};
-  return names;
-}
-
-bool is_blocking_feature(std::string_view name) { return name.ends_with("_block_remainder"); }
 
 double regression_feature(const Kernel& k, std::string_view name, std::int64_t blocking) {
   const GemmShape g = implicit_gemm(k);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "predictor/analysis/saved_activations.h"
+#include "core/analysis/saved_activations.h"
 
 namespace dnnperf {
 namespace {

@@ -2,8 +2,8 @@
 // Memory one device needs for a training step or an inference, by part.
 #include <cstdint>
 
-#include "predictor/graph/graph.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "core/graph/graph.h"
+#include "profile/hardware_profile.h"
 #include "predictor/prediction/run_config.h"
 
 namespace dnnperf {

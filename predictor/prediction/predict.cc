@@ -4,14 +4,18 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "models/compute/profile_model.h"
-#include "predictor/analysis/step_residency.h"
-#include "predictor/common/error.h"
+#include "models/compute/step_warmth.h"
+#include "core/analysis/step_residency.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 namespace {
@@ -22,29 +26,46 @@ std::optional<DType> compute_dtype(Precision p) {
   return std::nullopt;
 }
 
-/// What a kernel's price depends on (everything but the op it came from).
-using KernelKey = std::array<std::int64_t, 35>;
+/// What a kernel's price depends on: every field of the Kernel but the op it came from, and of what
+/// the step's cache left it, taken apart by structured bindings, so that a field added to Kernel,
+/// GemmShape, ConvShape or StepCacheState fails to compile here until the key holds it.
+using KernelKey = std::array<std::uint64_t, 41>;
 
-KernelKey kernel_key(const Kernel& k) {
-  const auto bits = [](double d) {
-    std::int64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    return b;
-  };
-  const GemmShape& g = k.gemm;
-  const ConvShape& c = k.conv;
-  return {static_cast<std::int64_t>(k.cls), static_cast<std::int64_t>(k.phase), static_cast<std::int64_t>(k.dtype),
-          static_cast<std::int64_t>(k.op_kind), k.elements, bits(k.flops), bits(k.bytes_read), bits(k.bytes_written),
-          g.m, g.n, g.k, g.batch, g.trans_a * 2 + g.trans_b, c.n, c.c, c.h, c.w, c.k, c.r, c.s,
-          c.stride_h * 65536 + c.stride_w, c.pad_h * 65536 + c.pad_w, c.dilation_h * 65536 + c.dilation_w, c.groups, c.p, c.q,
-          k.short_run_elements, k.shares_call, bits(k.resident.input), bits(k.resident.weight), bits(k.resident.output),
-          bits(k.resident.call), bits(k.far_bytes), bits(k.far_read_bytes), bits(k.far_written_bytes)};
+std::uint64_t key_bits(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+std::uint64_t key_bits(std::string_view text) { return std::hash<std::string_view>{}(text); }
+template <typename T>
+  requires std::is_integral_v<T> || std::is_enum_v<T>
+std::uint64_t key_bits(T v) {
+  return static_cast<std::uint64_t>(v);
+}
+
+KernelKey kernel_key(const Kernel& kernel, const StepCacheState& state) {
+  const auto& [cls, phase, dtype, op_kind, op, gemm, conv, elements, flops, bytes_read, bytes_written, footprint_bytes, pass, run_elements,
+               shares_call] = kernel;
+  const auto& [resident, far_bytes, far_read_bytes, far_written_bytes] = state;
+  (void)op;  // where the kernel came from, not what it costs
+  const auto& [m, n, k, batch, trans_a, trans_b] = gemm;
+  const auto& [cn, cc, ch, cw, ck, cr, cs, cp, cq, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups] = conv;
+  const auto& [input, weight, output, call] = resident;
+  KernelKey key{};
+  std::size_t i = 0;
+  const auto put = [&](const auto&... values) { ((key[i++] = key_bits(values)), ...); };
+  put(cls, phase, dtype, op_kind, elements, flops, bytes_read, bytes_written, footprint_bytes, pass, run_elements, shares_call);
+  put(m, n, k, batch, trans_a, trans_b);
+  put(cn, cc, ch, cw, ck, cr, cs, cp, cq, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups);
+  put(input, weight, output, call, far_bytes, far_read_bytes, far_written_bytes);
+  DNNPERF_CHECK(i == key.size());
+  return key;
 }
 
 struct KernelKeyHash {
   std::size_t operator()(const KernelKey& key) const {
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
-    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    for (const std::uint64_t v : key) h = (h ^ v) * 1099511628211ull;
     return static_cast<std::size_t>(h);
   }
 };
@@ -180,7 +201,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
   }
   if (!plan.allreduce_library.empty())
     throw InputError("profile '" + hw.name + "' has no fitted communication models, so no model of " + plan.allreduce_library +
-                     "'s own all-reduce; measure and fit one (docs/fitting.md)");
+                     "'s own all-reduce; measure and fit one (docs/models/fitting-notes.md)");
   const CommGroup group = comm_group(hw, plan);
   const std::optional<AllReduceAlgorithm> algorithm = plan.allreduce;
   return [group, algorithm](double bytes) {
@@ -199,7 +220,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   lowering.compute_dtype = compute_dtype(config.precision);
   lower(graph, lowering, step.kernels);
   const StepWarmth& warmth = hw.device.step_warmth;
-  mark_resident_operands(graph, step.kernels, warmth.cache_bytes, warmth.cold_reach());
+  step.cache = replay_step_cache(graph, step.kernels, warmth.cache_bytes, warmth.cold_reach());
   const ProfileComputeModel model(hw);
   const DeviceSpec& d = hw.device;
   step.calibrated = !hw.compute_regression.empty() || !hw.communication.empty() || d.gemm.residual_sigma > 0 || d.conv.residual_sigma > 0 ||
@@ -223,11 +244,12 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
   double own = 0, total = 0;
   // Ranks sharing a CPU's memory system slow each other's kernels (DeviceSpec::co_run_slowdown).
   const double co_run = co_run_factor(d, config.plan.devices_per_node);
-  for (const Kernel& k : step.kernels) {
-    auto [it, fresh] = priced.try_emplace(kernel_key(k));
+  for (std::size_t i = 0; i < step.kernels.size(); ++i) {
+    const Kernel& k = step.kernels[i];
+    auto [it, fresh] = priced.try_emplace(kernel_key(k, step.cache[i]));
     if (fresh) {
       const double cold = model.seconds(k, execution);
-      it->second.seconds = co_run * (cold - warm_savings_seconds(d.step_warmth, k, cold, config.inference));
+      it->second.seconds = co_run * (cold - warm_savings_seconds(d.step_warmth, k, step.cache[i], cold, config.inference));
       if (step.calibrated) it->second.uncertainty = model.uncertainty(k, execution);
     }
     const double t = it->second.seconds;

@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/step_residency.h"
 #include "models/compute/analytic_model.h"
-#include "predictor/graph/graph.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "core/graph/graph.h"
+#include "profile/hardware_profile.h"
 #include "predictor/prediction/memory.h"
 #include "predictor/prediction/run_config.h"
 #include "predictor/simulation/data_parallel.h"
@@ -78,6 +79,9 @@ struct Prediction {
 /// batch (a weak-scaling sweep prices it once).
 struct PricedStep {
   std::vector<Kernel> kernels;
+  /// What the step's cache leaves each kernel (replay_step_cache; all 0 without a step warmth in
+  /// the profile): the CPU library models price it.
+  std::vector<StepCacheState> cache;
   /// Each kernel's share of the device's timeline: its own time, plus, where the host queues
   /// kernels more slowly than the device runs them (DeviceSpec::host_dispatch_s), the time the
   /// device waited for it to be queued. Their sum is the device's time for the step.

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 #include "predictor/simulation/parallel_plan.h"
 
 namespace dnnperf {

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 namespace {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "models/comm/allreduce.h"
-#include "predictor/graph/graph.h"
-#include "predictor/lowering/kernel.h"
+#include "core/graph/graph.h"
+#include "core/lowering/kernel.h"
 #include "predictor/simulation/parallel_plan.h"
 #include "predictor/simulation/timeline.h"
 

@@ -1,7 +1,7 @@
 #include "predictor/simulation/parallel_plan.h"
 
-#include "predictor/common/error.h"
-#include "predictor/hardware/hardware_profile.h"
+#include "core/common/error.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf {
 

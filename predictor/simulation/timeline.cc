@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 namespace dnnperf {
 

@@ -10,7 +10,7 @@
 #   here:   scripts/device/prepare.sh
 #   there:  DNNPERF_COMMIT=$(git rev-parse HEAD) scripts/device/gpu_lease.sh    (carry .device)
 #   here:   tar xzf gpu_lease.tar.gz -C data/measurements/, then `dnnperf fit` and
-#           `dnnperf validate --measured` as data/measurements/gpu-h200-2026-11-30/README.md did
+#           `dnnperf validate --measured` as data/measurements/h200/README.md did
 #
 # DEADLINE_S (default 460) bounds the whole; STEPS (default "memory ophost sample validate steps
 # profile microbench exact") picks steps, MODES ("train inference") the ground truth's. Results go to

@@ -6,7 +6,7 @@ same anchor kernels ran 2.5x slower and a batch-4 classifier's input-gradient GE
 calibration is a statement about one CPU, so every measurement file and ground-truth run names
 its CPU, the profile `dnnperf fit` writes keeps it (`measured_on`), and `dnnperf validate` says
 when it is not the CPU it runs on. The C++ side reads the same fields the same way
-(microbench/records/machine.cc); docs/measurement-format.md describes them.
+(records/machine.cc); docs/measurement-format.md describes them.
 """
 import os
 

@@ -1,6 +1,6 @@
 """PyTorch definitions of zoo networks that torchvision does not provide.
 
-Each mirrors its C++ builder in predictor/zoo/ layer for layer, so that parameter counts, FLOPs and
+Each mirrors its C++ builder in networks/zoo/ layer for layer, so that parameter counts, FLOPs and
 measured times refer to the same network on both sides.
 """
 import torch
@@ -8,7 +8,7 @@ from torch import nn
 
 
 class TransformerEncoderClassifier(nn.Module):
-    """predictor/zoo/transformers.cc `transformer_encoder`: token and position embeddings,
+    """networks/zoo/transformers.cc `transformer_encoder`: token and position embeddings,
     post-norm nn.TransformerEncoderLayer blocks (batch-first), mean pooling, linear classifier."""
 
     def __init__(self, layers=4, hidden=256, heads=4, ffn=1024, max_seq=128, vocab=10000,

@@ -1,6 +1,6 @@
 """ONNX graphs executed by PyTorch, node by node, for inference and for training.
 
-dnnperf predicts ONNX files with its own importer (predictor/import/onnx_import.cc); the ground
+dnnperf predicts ONNX files with its own importer (networks/import/onnx_import.cc); the ground
 truth for the same file has to come from a framework. This module runs the importer's operator
 set with torch.nn.functional, so that an ONNX network can be timed where the zoo's networks are
 (scripts/torch_train.py) and executed across devices (scripts/run_schedule_torch.py).
@@ -332,7 +332,7 @@ OPS = {
     "Size": lambda n, x: torch.tensor(x.numel(), dtype=torch.int64),
     "Identity": lambda n, x: x,
     # Shape arithmetic that exporters emit around reshapes and masks (dnnperf's importer folds
-    # these into constants: predictor/import/onnx_constants.cc).
+    # these into constants: networks/import/onnx_constants.cc).
     "Range": lambda n, start, limit, delta: torch.arange(start.item(), limit.item(), delta.item(), dtype=start.dtype),
     "ConstantOfShape": constant_of_shape,
     "Expand": lambda n, x, dims: x * torch.ones(ints(dims), dtype=x.dtype, device=x.device),
@@ -476,7 +476,7 @@ def static_nodes(nodes, constants):
     """Indices of the nodes whose outputs are fixed once the input's shape is: shapes of tensors
     and arithmetic on them and on `constants`. Exporters emit these around reshapes (torchvision's
     channel shuffle: Shape, Gather, Div, Unsqueeze, Concat before each Reshape); dnnperf's importer
-    folds them into constants (predictor/import/onnx_constants.cc) and a framework's own model
+    folds them into constants (networks/import/onnx_constants.cc) and a framework's own model
     computes them as Python integers, so executing them as tensor operations in every step would
     time this interpreter, not the network. OnnxModule evaluates them on the first pass at an
     input shape and reuses their values."""

@@ -5,7 +5,7 @@ PyTorch runs a layer as more calls than its kernels: an nn.MultiheadAttention fo
 20 calls (projections, views, transposes, the attention itself), its backward as many autograd
 nodes, and a parameter's gradient is accumulated by a node of its own. On a GPU that is fast
 enough, the step lasts as long as the host takes to issue all of them, whatever the kernels
-cost. Each op kind of dnnperf's graph IR (predictor/graph/op_kind.h) is run here as the framework
+cost. Each op kind of dnnperf's graph IR (core/graph/op_kind.h) is run here as the framework
 runs it, on inputs so small that the device's work is negligible, and the host's time is taken:
 
   forward   a burst of calls, each building its own autograd graph, divided by the burst;

@@ -3,7 +3,7 @@
 Calibration times memory-bound passes back to back over the same buffers, so their operands are
 in the cache. Inside a training step a pass reads what the forward wrote many kernels ago and, in
 the forward, writes its output where the previous step's copy was: those bytes come from further
-out. On the Intel VM (2026-12-04, data/measurements/cpu-vm-2core-2026-12-04-aliasing/
+out. On the Intel VM (2026-12-04, docs/models/cpu-evidence.md: cpu-vm-2core-2026-12-04-aliasing
 training-forward/wdist.py) writing 4 MiB last touched 8-64 MiB ago ran at 13.5-14.1 GB/s and
 1 GiB ago at 7.9; reading at 28.7-29.0 and 15.0 GB/s, ramping between the 64 MiB eviction and
 the 480 MiB L3.

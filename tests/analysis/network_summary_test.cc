@@ -1,9 +1,9 @@
-#include "predictor/analysis/network_summary.h"
+#include "core/analysis/network_summary.h"
 
 #include <catch2/catch.hpp>
 
-#include "predictor/graph/network_builder.h"
-#include "predictor/lowering/lower.h"
+#include "core/graph/network_builder.h"
+#include "core/lowering/lower.h"
 
 using namespace dnnperf;
 

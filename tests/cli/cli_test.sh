@@ -66,7 +66,7 @@ check bench_op 105 'fft not in' -- "$bin" bench fft -o "$tmp/z.jsonl"
 rm -rf "$tmp"
 # fit and comm on this project's committed MPI measurements
 tmp=$(mktemp -d)
-meas="$src/data/measurements/cpu-vm-2core-2026-11-29/allreduce_np2.jsonl"
+meas="$src/tests/data/cpu-sample/allreduce_np2.jsonl"
 check fit 0 'wrote .*fitted.json' -- "$bin" fit "$meas" --hardware cpu -o "$tmp/fitted.json" --report "$tmp/report"
 [ -s "$tmp/report/fit_points.csv" ] && [ -s "$tmp/report/fit_report.json" ] && echo "ok   fit_report" || { echo "FAIL fit_report"; fail=1; }
 "$bin" comm --hardware "$tmp/fitted.json" --bytes 1048576 --procs 2 --algorithm ring --json | /usr/bin/python3 -c '
@@ -77,7 +77,7 @@ assert 0 < j["low"] <= j["seconds"] <= j["high"]
 ' && echo "ok   comm_fitted" || { echo "FAIL comm_fitted"; fail=1; }
 check comm_best 0 'us' -- "$bin" comm --hardware "$tmp/fitted.json" --bytes 4096 --procs 2
 # Two days' runs of the same points: medians fitted, each algorithm's run-to-run spread reported.
-again="$src/data/measurements/cpu-vm-2core-2026-11-30-mpi/allreduce_np2.jsonl"
+again="$src/tests/data/mpi-ranks/allreduce_np2.jsonl"
 "$bin" fit "$meas" "$again" --hardware cpu -o "$tmp/repeated.json" --report "$tmp/repeated" >"$tmp/repeated.txt" 2>&1
 /usr/bin/python3 -c '
 import json, sys
@@ -88,7 +88,7 @@ assert all(0 < r["run_to_run_noise"]["mean_percent"] < 100 for r in rows)
   && echo "ok   fit_repeated_runs" || { echo "FAIL fit_repeated_runs: $(tail -5 "$tmp/repeated.txt")"; fail=1; }
 # 2 and 3 ranks: each measured count gets a model of its own, other counts the joint one; the
 # library's choice keeps the map of which algorithm it runs where when that holds out better.
-mpi="$src/data/measurements/cpu-vm-2core-2026-11-30-mpi"
+mpi="$src/tests/data/mpi-ranks"
 "$bin" fit "$mpi/allreduce_np2.jsonl" "$mpi/allreduce_np3.jsonl" --hardware cpu --models dnnperf -o "$tmp/ranks.json" >"$tmp/ranks.txt" 2>&1
 /usr/bin/python3 - "$tmp/ranks.json" "$tmp/ranks.txt" "$bin" <<'PY' && echo "ok   fit_per_rank_count" || { echo "FAIL fit_per_rank_count: $(tail -5 "$tmp/ranks.txt")"; fail=1; }
 import json, subprocess, sys
@@ -114,8 +114,8 @@ check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware
 check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --bytes 0 --procs 2
 check fit_missing 1 'cannot open the measurement file' -- "$bin" fit /nonexistent/m.jsonl -o "$tmp/x.json"
 check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
-torchmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_sample.jsonl"
-corun="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_co_run2.jsonl"
+torchmeas="$src/tests/data/cpu-sample/torch_cpu_sample.jsonl"
+corun="$src/data/measurements/cpu-vm-2core/torch_cpu_co_run2.jsonl"
 check fit_compute 0 'co-running: kernels beside 1 other process take' -- "$bin" fit "$torchmeas" "$corun" "$meas" --hardware cpu -o "$tmp/both.json" --report "$tmp/compute_report"
 grep -q "^gemm .*analytic MAPE\|^gemm  *[0-9]" "$tmp/compute_report/residual_structure.txt" && grep -q "conv_forward" "$tmp/compute_report/residual_structure.txt" \
   && echo "ok   fit_residual_structure" || { echo "FAIL fit_residual_structure"; cat "$tmp/compute_report/residual_structure.txt"; fail=1; }
@@ -179,7 +179,7 @@ assert abs(compute(both,'1')/compute(alone,'1')-1)<1e-9, 'one rank'" "$bin" "$tm
 check calibrated_predict 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/both.json" --summary
 # Synchronised steps alone (scripts/torch_sync_steps.py) update a calibrated profile: whole steps'
 # co-running replaces the kernels', the wait is added, and a two-rank prediction says so.
-syncsteps="$src/data/measurements/cpu-vm-2core-2026-12-01-sync/torch_cpu_sync_steps.jsonl"
+syncsteps="$src/tests/data/sync-steps/torch_cpu_sync_steps.jsonl"
 check fit_sync_steps 0 'co-running: training steps beside 1 other rank take 1\.[0-9]*x their time alone, and the slowest of 2 ranks' -- \
   "$bin" fit "$syncsteps" --hardware "$tmp/both.json" -o "$tmp/synced.json"
 /usr/bin/python3 -c "
@@ -196,7 +196,7 @@ check predict_sync_wait 0 'waiting             the computation 1\.[0-9]*x a rank
   && { echo "FAIL predict_sync_wait_inference"; fail=1; } || echo "ok   predict_sync_wait_inference"
 check validate_sync_wait 0 'data-parallel cases: every kernel at 1\.[0-9]+x .* the computation at 1\.0[0-9]+x \(waiting for the slowest rank' -- \
   "$bin" validate --hardware "$tmp/synced.json" --networks resnet18 --batch 4 --input 64 --procs 2 \
-  --measured "$src/data/measurements/cpu-vm-2core-2026-12-01-sync/validation/ground_truth"
+  --measured "$src/tests/data/sync-steps/ground_truth"
 "$bin" scale -n resnet18 -b 2 --input 32 --hardware "$tmp/synced.json" --gpus-per-node 2 --nodes 1,4,64 --csv "$tmp/wait.csv" > "$tmp/wait.txt" \
   && grep -q "wait: the computation's factor for waiting" "$tmp/wait.txt" && /usr/bin/python3 -c "
 import csv,sys
@@ -205,7 +205,7 @@ assert len(w)==3 and 1<w[0]<w[1]<w[2], w" "$tmp/wait.csv" \
   && echo "ok   scale_sync_wait" || { echo "FAIL scale_sync_wait"; cat "$tmp/wait.txt"; fail=1; }
 # Synchronised steps with DDP steps beside them, and the all-reduce they are priced with: DDP's own
 # work per step is the median excess over the networks, kept in the profile, charged by predict.
-ninth="$src/data/measurements/cpu-vm-2core-2026-12-03-intel/ninth"
+ninth="$src/tests/data/ddp-steps"
 check fit_ddp_overhead 0 "DDP's own work at 2 ranks: -?[0-9.]+ ms per step \(median of 4 networks" -- \
   "$bin" fit "$ninth/torch_cpu_sync_steps.jsonl" "$ninth/torch_cpu_allreduce.jsonl" --hardware cpu -o "$tmp/ddp.json"
 /usr/bin/python3 -c "
@@ -296,12 +296,12 @@ mkdir -p "$tmp/steps_bad" && echo '{"network": "resnet18", "batch_per_process": 
 check fit_steps_bad_run 1 "resnet18_b2_p1_train_run0.json: not a torch_train.py result: .*median_s" -- "$bin" fit "$meas" --hardware cpu --steps "$tmp/steps_bad" -o "$tmp/bad.json"
 # A GPU's passes measured through PyTorch (an H200, 2026-11-30): the host's dispatch times per
 # class, the few-channel batch norms' times excluded in one line, and predictions on two timelines.
-gpumem="$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_memory.jsonl"
+gpumem="$src/data/measurements/h200/lease2/torch_cuda_memory.jsonl"
 check fit_gpu_exclusion 0 'excluded: .*record 8 and 17 more: training batch norm on a GPU' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
 check fit_gpu_dispatch 0 'host dispatch .*pass:batch_norm 61.9 us' -- "$bin" fit "$gpumem" --hardware h200 -o "$tmp/gpu.json"
 # The same lease's kernels ran under PyTorch's defaults, cuDNN's TF32 switch on (the run's
 # context): fp32 convolutions fitted against the TF32 peak, and the profile says so.
-{ head -n 81 "$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_kernels.jsonl"; grep -m 60 '"op": "conv_' "$src/data/measurements/gpu-h200-2026-11-30/lease2/torch_cuda_kernels.jsonl"; } > "$tmp/gpu_kernels.jsonl"
+{ head -n 81 "$src/data/measurements/h200/lease2/torch_cuda_kernels.jsonl"; grep -m 60 '"op": "conv_' "$src/data/measurements/h200/lease2/torch_cuda_kernels.jsonl"; } > "$tmp/gpu_kernels.jsonl"
 check fit_gpu_conv_tf32 0 'fp32 convolutions ran with TF32 math .*TF32 tensor peak of 494.7 TFLOP/s' -- "$bin" fit "$gpumem" "$tmp/gpu_kernels.jsonl" --hardware h200 -o "$tmp/gpu_tf32.json"
 /usr/bin/python3 -c "
 import json, sys
@@ -388,7 +388,7 @@ d = json.load(open(sys.argv[1]))['device']
 assert set(d['host_op_s']) == {'relu', 'attention'} and d['host_op_s']['attention']['forward'] > 0, d.get('host_op_s')" "$tmp/gpu_oh.json" \
   && echo "ok   fit_op_host_profile" || { echo "FAIL fit_op_host_profile"; fail=1; }
 check predict_op_host 0 'host  .* ms queueing kernels' -- "$bin" predict -n transformer_encoder -b 8 --seq 32 --hardware "$tmp/gpu_oh.json" --gpus-per-node 1 --summary
-cpusample="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/torch_cpu_memory.jsonl"
+cpusample="$src/data/measurements/cpu-vm-2core/torch_cpu_memory.jsonl"
 check fit_op_host_cpu 0 'host time per op .*attention .* us, relu .*a step runs them before their ops. kernels, on the same thread' -- "$bin" fit "$cpusample" "$tmp/op_host_cpu.jsonl" --hardware cpu -o "$tmp/cpu_oh.json"
 # Hot pairs (torch_bench.py --cold --hot-pairs), for real: each convolution timed cold, then back to
 # back, both records marked as a pair; GEMMs and anchors are never paired; fit reads them as pairs.
@@ -420,7 +420,7 @@ check fit_hot_pairs_few 0 'not fitted: fewer than 12 hot pairs in every directio
 # fit --steps with warmth: the share of the pairs' savings whole steps realize is fitted. Steps made
 # here at the prices of the same profile with 0.45 of the savings realized (0.3 for a second set):
 # the fit finds that share on its grid of twentieths, and the steps' spread beyond it is nil.
-latepairs="$src/data/measurements/cpu-vm-2core-2026-12-02-late/torch_cpu_hot_pairs.jsonl"
+latepairs="$src/tests/data/warmth-late/torch_cpu_hot_pairs.jsonl"
 "$bin" fit "$torchmeas" "$cpusample" "$latepairs" --hardware cpu -o "$tmp/warm.json" > /dev/null 2>&1
 mkdir -p "$tmp/steps_warm45" "$tmp/steps_warm30"
 /usr/bin/python3 - "$bin" "$tmp/warm.json" "$tmp" <<'PY'
@@ -459,12 +459,12 @@ assert d['step_sigma'] < 1e-6, d['step_sigma']" "$tmp/warm$share.json" "0.$share
     && echo "ok   fit_steps_realized_warmth_$share" || { echo "FAIL fit_steps_realized_warmth_$share"; grep -A2 'warmth realized' "$tmp/warm$share.txt"; fail=1; }
 done
 # The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
-gpumb="$src/data/measurements/gpu-h200-2026-11-30/microbench"
+gpumb="$src/data/measurements/h200/microbench"
 check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"
 check fit_gpu_tf32 0 'TF32 math on fp32 data' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 -o "$tmp/f32.json"
 check fit_bad_dtype 1 "--dtype: unknown element type 'f99'" -- "$bin" fit "$gpumb/gemm_square.jsonl" --dtype f99 -o "$tmp/bad.json"
 # Ground truth of another size than the prediction's is a failed case, not a comparison.
-check validate_measured_size 1 'measured with input \[128\], predicted with \[64\] \(--seq\)' -- "$bin" validate --hardware "$tmp/gpu.json" --networks transformer_encoder --batch 32 --seq 64 --measured "$src/data/measurements/gpu-h200-2026-11-30/validation/ground_truth"
+check validate_measured_size 1 'measured with input \[128\], predicted with \[64\] \(--seq\)' -- "$bin" validate --hardware "$tmp/gpu.json" --networks transformer_encoder --batch 32 --seq 64 --measured "$src/data/measurements/h200/validation/ground_truth"
 check predict_gpu_host 0 'host  .* ms queueing kernels; the device waits' -- "$bin" predict -n mobilenet_v2 -b 32 --hardware "$tmp/gpu.json" --gpus-per-node 1 --summary
 # A remainder feature without the blocking it divides by is refused, naming the field.
 /usr/bin/python3 -c "
@@ -474,7 +474,7 @@ m['features'].append('n_block_remainder'); m['weights'].append(0.1); m['covarian
 json.dump(p,open(sys.argv[2],'w'))" "$tmp/both.json" "$tmp/noblock.json"
 check profile_blocking_missing 1 'blocking.*must be positive' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/noblock.json" --summary
 # score: a generic fit priced on ResNet-18's own kernels (measured separately), per class and in all
-resmeas="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_resnet18.jsonl"
+resmeas="$src/tests/data/cpu-sample/torch_cpu_resnet18.jsonl"
 check score 0 'all +regression' -- "$bin" score --hardware "$tmp/both.json" "$resmeas" --points "$tmp/score.csv"
 "$bin" score --hardware "$tmp/both.json" "$resmeas" --json | /usr/bin/python3 -c '
 import csv, json, sys
@@ -515,11 +515,21 @@ check validate_resume_rerun 0 'resnet18_b2_p1_train_run1\.json: no measurement f
 check validate_resume_other_case 0 'measured with input \[32,32\], predicted with \[40,40\] \(--input\); running the case again' -- \
   "$bin" validate --hardware cpu --networks resnet18 --batch 2 --input 40 --iterations 2 --save-measured "$tmp/gt_resume" --resume
 # Several batches: the pooled MAPE and each (batch, processes) apart.
-kept16="$src/data/measurements/cpu-vm-2core-2026-11-30-sample1600/validation/ground_truth"
+kept16="$src/data/measurements/cpu-vm-2core/validation/ground_truth"
 check validate_by_size 0 'batch 4, 1 process: MAPE [0-9.]+% over 2 cases, noise floor mean [0-9.]+%.*batch 16, 1 process: MAPE [0-9.]+% over 2 cases' -- \
   bash -c "'$bin' validate --hardware '$src/data/hardware/calibrated/cpu-vm-2core.json' --networks resnet18,mobilenet_v2 --batch 4,16 --input 64 --measured '$kept16' | tr '\n' ' '"
 "$bin" validate --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json" --networks resnet18 --batch 4 --input 64 --measured "$kept16" | grep -q "batch 4, 1 process:" \
   && { echo "FAIL validate_by_size_one"; fail=1; } || echo "ok   validate_by_size_one"
+# The predicted-vs-measured plot beside the table, its data beside it; nothing on stderr in a pipe
+# (progress draws on a terminal only).
+"$bin" validate --hardware "$src/data/hardware/calibrated/cpu-vm-2core.json" --networks resnet18,mobilenet_v2 --batch 4,16 --input 64 --measured "$kept16" \
+  --plot "$tmp/validation.png" > "$tmp/plot.txt" 2> "$tmp/plot.err" \
+  && [ -s "$tmp/validation.png" ] && /usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert len([c for c in j["cases"] if c["status"] == "ok"]) == 4, j["cases"]
+' "$tmp/validation.png.json" && ! grep -q 'left' "$tmp/plot.err" \
+  && echo "ok   validate_plot" || { echo "FAIL validate_plot: $(cat "$tmp/plot.err")"; fail=1; }
 check validate_resume_needs_dir 107 'requires --save-measured' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --resume
 # A fitted profile keeps reference kernels; validate re-times them beside the cases and keeps them
 # with the ground truth (one live check; judged on runs kept without them, it says so).
@@ -540,7 +550,7 @@ check validate_drift_not_kept 0 'machine against its calibration: unknown .*not 
 # Memory passes beside the kernels: fit keeps the calibration's plain memory passes over 16 MiB
 # and more at their measured times; validate times them again with the reference kernels and
 # reports their ratio apart (memory can slow where arithmetic does not).
-memfile="$src/data/measurements/cpu-vm-2core-2026-11-29/torch_cpu_memory.jsonl"
+memfile="$src/tests/data/cpu-sample/torch_cpu_memory.jsonl"
 check fit_reference_passes 0 'wrote' -- "$bin" fit "$torchmeas" "$memfile" --hardware cpu -o "$tmp/mem.json"
 /usr/bin/python3 -c '
 import json, sys

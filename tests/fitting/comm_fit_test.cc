@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include "fitting/comm/comm_fit.h"
-#include "microbench/records/record_writer.h"
-#include "predictor/common/error.h"
+#include "records/record_writer.h"
+#include "core/common/error.h"
 
 using namespace dnnperf;
 using namespace dnnperf::fitting;

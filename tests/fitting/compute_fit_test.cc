@@ -12,7 +12,7 @@
 
 #include "fitting/compute/compute_fit.h"
 #include "models/compute/analytic_model.h"
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 
 using namespace dnnperf;
 using namespace dnnperf::fitting;
@@ -345,52 +345,6 @@ TEST_CASE("The analytic family fits how sharp the large-output edge is, and wher
   }
 }
 
-TEST_CASE("The analytic family finds how much slower a BLAS packs B's rows a whole number of 2 KiB apart", "[fitting][compute]") {
-  // As on the Intel VM: B stored [k, n] with round rows packs 1.35x slower, stored [n, k] 1.1x.
-  // Ordinary GEMMs with random widths and skinny ones (up to 16 rows against 40-400 MB), half of
-  // those with round widths, as `calibrate`'s skinny corner draws them.
-  BlockedGemm truth;
-  truth.block = 48, truth.vector_width = 4, truth.block_flops = 40e9;
-  truth.partial_efficiency = {0.6, 0.5, 0.9, 0.7, 0.6, 0.5, 0.4};
-  truth.misaligned_slowdown = {1.0, 2.0, 2.0};
-  truth.operand_bandwidth = 8e9, truth.layout_packing = {1, 1, 1.3, 1};
-  truth.output_bandwidth = 10e9, truth.call_overhead_s = 10e-6;
-  truth.aliased_slowdown = {1.35, 1.1};
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> noise(0.0, 0.02);
-  const auto log_uniform = [&](double low, double high) {
-    return static_cast<std::int64_t>(std::exp(std::log(low) + (rng() % 1000) / 1000.0 * std::log(high / low)));
-  };
-  const auto fitted = [&](bool round_widths) {
-    ComputeData data;
-    data.threads = 1;
-    while (data.samples.size() < 300) {
-      GemmShape g{log_uniform(16, 3000), log_uniform(16, 3000), log_uniform(16, 3000), 1, rng() % 2 == 0, rng() % 2 == 0};
-      if (data.samples.size() % 2 == 1) {
-        g = {log_uniform(1, 17), log_uniform(1000, 30000), 1, 1, false, rng() % 2 == 0};
-        g.k = log_uniform(1e7, 1e8) / g.n;
-        if (round_widths && rng() % 2 == 0) g.n = (g.n + 255) / 256 * 256, g.k = (g.k + 255) / 256 * 256;
-      }
-      if (2.0 * g.m * g.n * g.k > 2e9) continue;
-      data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", truth.seconds(g, 4) * std::exp(noise(rng))});
-    }
-    return fit_analytic(find_hardware_profile("cpu").device, data).device.blocked_gemm;
-  };
-  const BlockedGemm b = fitted(true);
-  REQUIRE(b.enabled());
-  INFO("aliased rows " << b.aliased_slowdown[0] << "x and " << b.aliased_slowdown[1] << "x slower");
-  CHECK(b.aliased_slowdown[0] == Approx(1.35).epsilon(0.05));
-  CHECK(b.aliased_slowdown[1] == Approx(1.1).epsilon(0.05));
-  // AlexNet's first classifier's input gradient at batch 4 (B's rows 9 x 4 KiB): priced as made.
-  const GemmShape input_gradient{4, 9216, 4096, 1, false, false};
-  CHECK(b.seconds(input_gradient, 4) == Approx(truth.seconds(input_gradient, 4)).epsilon(0.05));
-  // Without round widths among the measurements the fit finds no aliasing, and invents none.
-  const BlockedGemm blind = fitted(false);
-  REQUIRE(blind.enabled());
-  CHECK(blind.aliased_slowdown[0] == Approx(1.0).margin(0.02));
-  CHECK(blind.seconds(input_gradient, 4) < 0.85 * truth.seconds(input_gradient, 4));
-}
-
 TEST_CASE("The analytic family finds a convolution library's lanes, paths and traffic", "[fitting][compute]") {
   DirectConv truth;
   truth.lanes = 8, truth.rate = {60e9, 45e9, 20e9, 4e9}, truth.input_fill_exponent = 1.0, truth.output_fill_exponent = 0.5;
@@ -585,9 +539,11 @@ TEST_CASE("Batch norm records over images count their runs; inference batch norm
   const ComputeData d = load_compute_data({path});
   REQUIRE(d.samples.size() == 3);
   CHECK(d.samples[0].kernel_class == "pass:batch_norm_inference");
-  CHECK(d.samples[0].kernel.short_run_elements == 32 * 2048 * 4);  // 2x2 images: every element in a short run
+  CHECK(d.samples[0].kernel.run_elements == 4);  // 2x2 images: every element in a short run
+  CHECK(short_run_elements(d.samples[0].kernel) == 32 * 2048 * 4);
   CHECK(d.samples[0].kernel.bytes_read == d.samples[0].kernel.bytes_written);
-  CHECK(d.samples[1].kernel.short_run_elements == 0);  // 4x4: runs of two vectors
+  CHECK(d.samples[1].kernel.run_elements == 16);
+  CHECK(short_run_elements(d.samples[1].kernel) == 0);  // 4x4: runs of two vectors
   CHECK(d.samples[2].kernel_class == "pass:batch_norm");
   std::filesystem::remove(path);
 }
@@ -859,7 +815,8 @@ TEST_CASE("Batch norm's scalar rate for short runs is fitted where the measureme
       bn.cls = KernelClass::elementwise;
       bn.bytes_read = 4 * bytes, bn.bytes_written = bytes;
       bn.pass = "batch_norm_backward";
-      bn.short_run_elements = short_runs ? static_cast<std::int64_t>(bytes / 4) : 0;
+      bn.elements = static_cast<std::int64_t>(bytes / 4);
+      bn.run_elements = short_runs ? 4 : 64;
       data.samples.push_back({bn, "pass:batch_norm_backward", model.seconds(bn, {})});
       if (!short_runs) long_only.samples.push_back(data.samples.back());
     }
@@ -873,7 +830,7 @@ TEST_CASE("The large-output edge is placed within the outputs measured, not extr
   // bound, the whole calibration put the edge at 432 MB with a 48x plateau and priced VGG-11's
   // 411 MB weight gradient (4096 x 25088 x 4, measured 315 ms alone on the same VM) at 1,633 ms;
   // these four files put it at 950 GB, no edge at all, and the same GEMM at 137 ms.
-  const std::string dir = std::string(DNNPERF_SOURCE_DIR) + "/data/measurements/cpu-vm-2core-2026-12-02-family25/";
+  const std::string dir = std::string(DNNPERF_SOURCE_DIR) + "/tests/data/large-output-gemms/";
   ComputeData data = load_compute_data({dir + "torch_cpu_memory.jsonl", dir + "torch_cpu_kernels.jsonl", dir + "torch_cpu_cnn.jsonl", dir + "torch_cpu_wide.jsonl"});
   std::erase_if(data.samples, [](const ComputeSample& s) { return s.kernel.cls != KernelClass::gemm; });
   double largest = 0;

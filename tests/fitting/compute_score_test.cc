@@ -3,7 +3,7 @@
 
 #include "fitting/compute/compute_score.h"
 #include "models/compute/profile_model.h"
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 
 using namespace dnnperf;
 using namespace dnnperf::fitting;

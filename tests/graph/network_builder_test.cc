@@ -1,4 +1,4 @@
-#include "predictor/graph/network_builder.h"
+#include "core/graph/network_builder.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
-#include "predictor/graph/shape_inference.h"
+#include "core/graph/shape_inference.h"
 
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/graph/network_builder.h"
+#include "core/common/error.h"
+#include "core/graph/network_builder.h"
 
 using namespace dnnperf;
 

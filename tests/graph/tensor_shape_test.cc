@@ -1,8 +1,8 @@
-#include "predictor/graph/tensor_shape.h"
+#include "core/graph/tensor_shape.h"
 
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 using dnnperf::InputError;
 using dnnperf::TensorShape;

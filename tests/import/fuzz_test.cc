@@ -8,9 +8,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/import/json_network.h"
-#include "predictor/import/onnx_import.h"
+#include "core/common/error.h"
+#include "networks/import/json_network.h"
+#include "networks/import/onnx_import.h"
 #include "tests/import/onnx_test_models.h"
 
 using namespace dnnperf;

@@ -1,10 +1,10 @@
-#include "predictor/import/json_network.h"
+#include "networks/import/json_network.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/import/network_loader.h"
+#include "core/common/error.h"
+#include "networks/import/network_loader.h"
 
 using namespace dnnperf;
 using nlohmann::json;

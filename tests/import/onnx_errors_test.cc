@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/import/network_loader.h"
-#include "predictor/import/onnx_import.h"
+#include "core/common/error.h"
+#include "networks/import/network_loader.h"
+#include "networks/import/onnx_import.h"
 #include "tests/import/onnx_test_models.h"
 
 using namespace dnnperf;

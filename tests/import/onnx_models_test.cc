@@ -7,10 +7,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "predictor/analysis/network_summary.h"
-#include "predictor/import/onnx_import.h"
-#include "predictor/lowering/lower.h"
-#include "predictor/zoo/zoo.h"
+#include "core/analysis/network_summary.h"
+#include "networks/import/onnx_import.h"
+#include "core/lowering/lower.h"
+#include "networks/zoo/zoo.h"
 
 using namespace dnnperf;
 namespace fs = std::filesystem;

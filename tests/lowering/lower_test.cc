@@ -1,4 +1,4 @@
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 
 #include <algorithm>
 #include <set>
@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/graph/network_builder.h"
+#include "core/graph/network_builder.h"
 
 using namespace dnnperf;
 
@@ -177,11 +177,15 @@ TEST_CASE("A convolution's weight gradient shares its input gradient's call; bat
   CHECK(alone == 1);   // c1: the image needs no gradient, so the weight gradient is a call of its own
   for (const Kernel& k : ks)
     if (k.cls == KernelClass::conv && k.phase != Phase::backward_weight) CHECK_FALSE(k.shares_call);
-  std::int64_t forward_short = 0, backward_short = 0;
-  for (const Kernel& k : ks) (k.phase == Phase::forward ? forward_short : backward_short) += k.short_run_elements;
-  CHECK(forward_short == 4 * 32 * 4);  // once per phase, on one of its two passes
-  CHECK(backward_short == 4 * 32 * 4);
-  CHECK(short_run_elements(128, 16) == 0);  // runs of a vector and more are not short
+  int forward_runs = 0, backward_runs = 0;
+  for (const Kernel& k : ks) {
+    if (k.run_elements == 0) continue;
+    CHECK(k.run_elements == 4);          // 2x2 images: runs of 4
+    CHECK(k.elements == 4 * 32 * 4);     // over every element of the batch
+    ++(k.phase == Phase::forward ? forward_runs : backward_runs);
+  }
+  CHECK(forward_runs == 1);  // once per phase, on one of its two passes
+  CHECK(backward_runs == 1);
 }
 
 TEST_CASE("Inference batch norm is a pass family of its own, walked in the same short runs", "[lowering]") {
@@ -190,7 +194,7 @@ TEST_CASE("Inference batch norm is a pass family of its own, walked in the same 
   const auto ks = lower(std::move(b).finish(), LoweringOptions::inference());
   REQUIRE(ks.size() == 1);
   CHECK(ks[0].pass == "batch_norm_inference");
-  CHECK(ks[0].short_run_elements == 4 * 32 * 4);
+  CHECK(ks[0].run_elements == 4);
   CHECK(calibration_class(ks[0]) == "pass:batch_norm_inference");
 }
 

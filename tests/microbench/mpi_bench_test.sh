@@ -29,7 +29,7 @@ for np in 2 3 4; do
   timeout 300 "$mpirun" -np $np "$bin" bench allreduce --sizes 4,100,4K,64K,1M -o "$f" --quiet 2>/dev/null \
     && all_ok "$f" 30 && ok "allreduce, all algorithms, $np ranks" || bad "allreduce $np ranks"
 done
-# The run names its CPU, and the C++ reader (microbench/records/machine.cc) and the PyTorch
+# The run names its CPU, and the C++ reader (records/machine.cc) and the PyTorch
 # backend's (scripts/dnnperf_py/machine.py) describe it alike: fit compares the two.
 /usr/bin/python3 - "$dir/allreduce2.jsonl" "$(dirname "$0")/../../scripts" <<'PY' && ok "the context names the CPU as the PyTorch backend does" || bad "context cpu"
 import json, sys

@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
+#include "core/common/error.h"
 
 using namespace dnnperf;
 using namespace dnnperf::bench;

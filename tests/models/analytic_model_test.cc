@@ -2,9 +2,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/hardware/hardware_profile.h"
-#include "predictor/lowering/lower.h"
+#include "core/common/error.h"
+#include "models/compute/direct_conv.h"
+#include "profile/hardware_profile.h"
+#include "core/lowering/lower.h"
 
 using namespace dnnperf;
 
@@ -163,32 +164,6 @@ TEST_CASE("A blocked GEMM model prices GEMMs of its type as blocks, clean-up, pa
   CHECK(with_cleanup.seconds(gemm(96, 96, 103), {}) - with_cleanup.seconds(gemm(96, 96, 96), {}) ==
         Approx(7 * flops_rest * 3 / 25e9 + (96 * 7 + 7 * 96) * 4 / 8e9));
   CHECK(model.seconds(gemm(96, 96, 102), {}) > with_cleanup.seconds(gemm(96, 96, 102), {}));
-  // B's rows a whole number of 2 KiB apart pack 1.35x slower stored [k, n], 1.1x stored [n, k]; a
-  // whole number of 1 KiB, by the square root; A's rows, never.
-  const BlockedGemm aliased = [&] {
-    BlockedGemm a = d.blocked_gemm;
-    a.aliased_slowdown = {1.35, 1.1};
-    return a;
-  }();
-  const auto packing = [](const BlockedGemm& m, const GemmShape& g) {
-    double terms[2];
-    m.seconds(g, 4, terms);
-    return terms[1];
-  };
-  const GemmShape round{4, 9216, 4096, 1, false, false}, off{4, 9200, 4096, 1, false, false};
-  const double b_bytes = 9216.0 * 4096 * 4;  // B packed; A (4 x 4096) and C unaffected
-  CHECK(packing(aliased, round) - packing(d.blocked_gemm, round) == Approx(0.35 * b_bytes / 8e9));
-  CHECK(packing(aliased, off) == Approx(packing(d.blocked_gemm, off)));
-  const GemmShape kib{4, 8960, 4096, 1, false, false};  // rows of 35 KiB: 1 KiB multiples only
-  CHECK(packing(aliased, kib) - packing(d.blocked_gemm, kib) == Approx((std::sqrt(1.35) - 1) * 8960.0 * 4096 * 4 / 8e9));
-  const GemmShape forward{4, 4096, 9216, 1, false, true};  // B stored [n, k]: rows of k
-  CHECK(packing(aliased, forward) - packing(d.blocked_gemm, forward) == Approx(0.1 * b_bytes / 8e9));
-  const GemmShape transposed_a{9216, 4096, 4, 1, true, false};  // A stored [k, m] with 36 KiB rows; B's rows 16 KiB
-  CHECK(packing(aliased, transposed_a) - packing(d.blocked_gemm, transposed_a) == Approx(0.35 * 4.0 * 4096 * 4 / 8e9));
-  CHECK(aliasing_exponent(36864, 2048) == 1);
-  CHECK(aliasing_exponent(35840, 2048) == 0.5);
-  CHECK(aliasing_exponent(36352, 2048) == 0);
-  CHECK(aliasing_exponent(2048, 0) == 0);
   // Other element types and convolutions keep the tiled roofline.
   DeviceSpec plain = d;
   plain.blocked_gemm = BlockedGemm{};
@@ -322,9 +297,9 @@ TEST_CASE("A weight gradient sharing its input gradient's call pays no call; sho
   d.passes["batch_norm_backward"] = {.max_efficiency = 0.5, .half_efficiency_bytes = 1e5, .cache_bytes = 8e6, .dram_slowdown = 2};
   const double vectorised = AnalyticComputeModel(d).seconds(bn, {});
   d.passes["batch_norm_backward"].short_run_element_s = 1.5e-8;
-  bn.short_run_elements = 8192;
-  CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised + 8192 * 1.5e-8));
-  bn.short_run_elements = 0;
+  bn.run_elements = 4;  // shorter than a vector: every element (4,096 here) in scalar code
+  CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised + 4096 * 1.5e-8));
+  bn.run_elements = 8;  // a vector's length: none
   CHECK(AnalyticComputeModel(d).seconds(bn, {}) == Approx(vectorised));
   // A pooling window's operations at the family's rate per operation, beside its traffic.
   Kernel pool = stream(32768);

@@ -5,7 +5,7 @@
 
 #include "models/compute/error_family.h"
 #include "models/compute/profile_model.h"
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 
 using namespace dnnperf;
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/compute/direct_conv.h"
-#include "predictor/common/kernel_record.h"
+#include "records/kernel_record.h"
 
 using namespace dnnperf;
 
@@ -34,7 +34,7 @@ struct Agreement {
 };
 
 Agreement agreement(const std::string& name) {
-  const std::string file = std::string(DNNPERF_SOURCE_DIR) + "/data/measurements/cpu-vm-2core-2026-12-01-onednn-paths/" + name;
+  const std::string file = std::string(DNNPERF_SOURCE_DIR) + "/tests/data/onednn-paths/" + name;
   std::ifstream in(file);
   REQUIRE(in);
   Agreement a;

@@ -2,11 +2,20 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/lowering/lower.h"
+#include "core/lowering/lower.h"
 
 using namespace dnnperf;
 
 namespace {
+
+/// A kernel with the cache state a step left it (replay_step_cache), priced as one.
+struct Replayed : Kernel, StepCacheState {
+  Replayed(const Kernel& k) : Kernel(k) {}  // NOLINT: a kernel nothing warm, as calibrated
+};
+double warm_savings_seconds(const StepWarmth& w, const Replayed& k, double cold_seconds, bool inference = false) {
+  return dnnperf::warm_savings_seconds(w, k, k, cold_seconds, inference);
+}
+
 
 StepWarmth warmth() {
   StepWarmth w;
@@ -26,7 +35,7 @@ Kernel conv(Phase phase) {
 }  // namespace
 
 TEST_CASE("Warmth takes off each part by the share the step found warm", "[models][warmth]") {
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   const double input = 4.0 * 64 * 16 * 16 * 4, filter = 128.0 * 64 * 9 * 4, output = 4.0 * 128 * 16 * 16 * 4;
   CHECK(warm_savings_seconds(warmth(), k, 1.0) == 0.0);  // nothing warm
   k.resident = {1.0, 0.5, 0.0, 1.0};
@@ -38,7 +47,7 @@ TEST_CASE("Warmth takes off each part by the share the step found warm", "[model
 TEST_CASE("A bounded fixed part saves in proportion to how much of it a short kernel pays", "[models][warmth]") {
   StepWarmth w = warmth();
   w.conv[static_cast<std::size_t>(Phase::forward)] = {2e-4, 2e-4, 0, 0, 0};
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   k.resident = {0, 0, 0, 1};  // input, filter, output, call
   CHECK(warm_savings_seconds(w, k, 2e-4) == Approx(1e-4));       // half of it at tau
   CHECK(warm_savings_seconds(w, k, 2e-2) == Approx(2e-4 * 100.0 / 101.0));  // nearly all of it when long
@@ -47,14 +56,14 @@ TEST_CASE("A bounded fixed part saves in proportion to how much of it a short ke
 }
 
 TEST_CASE("Warmth never saves more than the largest measured share of a cold time", "[models][warmth]") {
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   k.resident = {1, 1, 1, 1};
   CHECK(warm_savings_seconds(warmth(), k, 1e-4) == Approx(0.8e-4));
 }
 
 TEST_CASE("A step realizes its share of the pairs' savings, under the same bound", "[models][warmth]") {
   StepWarmth w = warmth();
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   k.resident = {1.0, 0.5, 0.0, 1.0};
   const double all = warm_savings_seconds(w, k, 1.0);
   w.realized_share = 0.4;
@@ -66,7 +75,7 @@ TEST_CASE("A step realizes its share of the pairs' savings, under the same bound
   CHECK(warm_savings_seconds(w, k, 1.0) == Approx(0.4 * all));
   w.realized_share_inference = 0;
   CHECK(warm_savings_seconds(w, k, 1.0, true) == 0.0);
-  w.realized_share_inference = -1;
+  w.realized_share_inference.reset();
   w.realized_share = 0;
   CHECK(warm_savings_seconds(w, k, 1.0) == 0.0);
   w.realized_share = 1;
@@ -75,7 +84,7 @@ TEST_CASE("A step realizes its share of the pairs' savings, under the same bound
 }
 
 TEST_CASE("A weight gradient computed in its input gradient's call saves no call of its own", "[models][warmth]") {
-  Kernel k = conv(Phase::backward_weight);
+  Replayed k = conv(Phase::backward_weight);
   k.resident = {1, 1, 1, 1};
   CHECK(warm_savings_seconds(warmth(), k, 1.0) == Approx(5e-5));
   k.shares_call = true;
@@ -83,20 +92,20 @@ TEST_CASE("A weight gradient computed in its input gradient's call saves no call
 }
 
 TEST_CASE("Without a fitted warmth, or for other kernels, nothing is saved", "[models][warmth]") {
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   k.resident = {1, 1, 1, 1};
   CHECK(warm_savings_seconds(StepWarmth{}, k, 1.0) == 0.0);
-  Kernel g = gemm_kernel(Phase::forward, {64, 64, 64, 1, false, false}, DType::f32);
+  Replayed g = gemm_kernel(Phase::forward, {64, 64, 64, 1, false, false}, DType::f32);
   g.resident = {1, 1, 1, 1};
   CHECK(warm_savings_seconds(warmth(), g, 1.0) == 0.0);
-  Kernel d = conv(Phase::backward_data);  // a direction not fitted
+  Replayed d = conv(Phase::backward_data);  // a direction not fitted
   d.resident = {1, 1, 1, 1};
   CHECK(warm_savings_seconds(warmth(), d, 1.0) == 0.0);
 }
 
 TEST_CASE("Every convolution of a step pays the excess beyond its cold time, whatever it saves", "[models][warmth]") {
   StepWarmth w = warmth();
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   k.resident = {1.0, 0.5, 0.0, 1.0};
   const double saved = warm_savings_seconds(w, k, 1.0);
   w.in_step_excess = 0.08;
@@ -108,7 +117,7 @@ TEST_CASE("Every convolution of a step pays the excess beyond its cold time, wha
   w.in_step_excess_inference = 0.0;
   CHECK(warm_savings_seconds(w, k, 2e-3, true) == 0.0);
   // Not for other kernels, nor without a fitted warmth.
-  Kernel gemm = gemm_kernel(Phase::forward, GemmShape{64, 64, 64}, DType::f32);
+  Replayed gemm = gemm_kernel(Phase::forward, GemmShape{64, 64, 64}, DType::f32);
   CHECK(warm_savings_seconds(w, gemm, 1.0) == 0.0);
   w.cache_bytes = 0;
   CHECK(warm_savings_seconds(w, k, 1.0) == 0.0);
@@ -116,7 +125,7 @@ TEST_CASE("Every convolution of a step pays the excess beyond its cold time, wha
 
 TEST_CASE("A convolution pays for each operand byte fetched from beyond the cold timings' reach", "[models][warmth]") {
   StepWarmth w = warmth();
-  Kernel k = conv(Phase::forward);
+  Replayed k = conv(Phase::forward);
   k.resident = {1.0, 0.5, 0.0, 1.0};
   const double saved = warm_savings_seconds(w, k, 1.0);
   k.far_bytes = 4e6;
@@ -130,14 +139,14 @@ TEST_CASE("A convolution pays for each operand byte fetched from beyond the cold
   CHECK(warm_savings_seconds(w, k, 1.0, true) == Approx(saved - 0.05));
   CHECK(warm_savings_seconds(w, k, 1.0) == Approx(saved - 0.05 - 8e-4));
   // Not for other kernels.
-  Kernel gemm = gemm_kernel(Phase::forward, GemmShape{64, 64, 64}, DType::f32);
+  Replayed gemm = gemm_kernel(Phase::forward, GemmShape{64, 64, 64}, DType::f32);
   gemm.far_bytes = 4e6;
   CHECK(warm_savings_seconds(w, gemm, 1.0) == 0.0);
 }
 
 TEST_CASE("A memory pass pays for its far bytes read and written, and saves nothing", "[models][warmth]") {
   StepWarmth w = warmth();
-  Kernel pass;
+  Replayed pass = Kernel{};
   pass.cls = KernelClass::elementwise, pass.phase = Phase::forward, pass.bytes_read = pass.bytes_written = 4e6;
   pass.far_read_bytes = 2e6, pass.far_written_bytes = 1e6;
   CHECK(warm_savings_seconds(w, pass, 1e-3) == 0.0);  // no prices fitted: as calibrated

@@ -5,10 +5,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/graph/network_builder.h"
+#include "core/common/error.h"
+#include "core/graph/network_builder.h"
 #include "predictor/prediction/scaling.h"
-#include "predictor/zoo/zoo.h"
+#include "networks/zoo/zoo.h"
 
 using namespace dnnperf;
 
@@ -329,8 +329,10 @@ TEST_CASE("A step's warmth takes off what a convolution found warm, and nothing 
   CHECK(warm.forward_s < cold.forward_s);
   CHECK(warm.backward_s == Approx(cold.backward_s));
   double saved = 0;
-  for (const Kernel& k : price_step(g, hw, c).kernels)
-    if (k.cls == KernelClass::conv && k.phase == Phase::forward) CHECK(k.resident.call == 1.0);
+  const PricedStep all_warm = price_step(g, hw, c);
+  REQUIRE(all_warm.cache.size() == all_warm.kernels.size());
+  for (std::size_t i = 0; i < all_warm.kernels.size(); ++i)
+    if (all_warm.kernels[i].cls == KernelClass::conv && all_warm.kernels[i].phase == Phase::forward) CHECK(all_warm.cache[i].resident.call == 1.0);
   const PricedStep a = price_step(g, hw, c), b = [&] { HardwareProfile h = hw; h.device.step_warmth = {}; return price_step(g, h, c); }();
   for (std::size_t i = 0; i < a.seconds.size(); ++i) saved += b.seconds[i] - a.seconds[i];
   CHECK(saved == Approx(cold.forward_s - warm.forward_s));
@@ -348,13 +350,14 @@ TEST_CASE("Convolutions alike but for their far bytes are each priced with their
   for (std::size_t i = 0; i < step.kernels.size(); ++i)
     for (std::size_t j = i + 1; j < step.kernels.size(); ++j) {
       const Kernel &a = step.kernels[i], &b = step.kernels[j];
+      const StepCacheState &ca = step.cache[i], &cb = step.cache[j];
       if (a.cls != KernelClass::conv || b.cls != KernelClass::conv || a.phase != b.phase || a.conv.n != b.conv.n || a.conv.c != b.conv.c ||
           a.conv.h != b.conv.h || a.conv.k != b.conv.k || a.conv.r != b.conv.r || a.conv.stride_h != b.conv.stride_h || a.shares_call != b.shares_call ||
-          a.resident.input != b.resident.input || a.resident.weight != b.resident.weight || a.resident.output != b.resident.output ||
-          a.resident.call != b.resident.call || std::abs(a.far_bytes - b.far_bytes) < 1e5)
+          ca.resident.input != cb.resident.input || ca.resident.weight != cb.resident.weight || ca.resident.output != cb.resident.output ||
+          ca.resident.call != cb.resident.call || std::abs(ca.far_bytes - cb.far_bytes) < 1e5)
         continue;
       ++pairs;
-      CHECK(step.seconds[j] - step.seconds[i] == Approx(2e-10 * (b.far_bytes - a.far_bytes)).epsilon(1e-6));
+      CHECK(step.seconds[j] - step.seconds[i] == Approx(2e-10 * (cb.far_bytes - ca.far_bytes)).epsilon(1e-6));
     }
   CHECK(pairs > 0);
 }

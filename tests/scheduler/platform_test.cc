@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/common/error.h"
-#include "predictor/import/network_loader.h"
+#include "core/common/error.h"
+#include "networks/import/network_loader.h"
 #include "scheduler/platform.h"
 #include "scheduler/task_graph.h"
 #include "tests/scheduler/test_instances.h"

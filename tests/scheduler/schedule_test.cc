@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "predictor/import/network_loader.h"
+#include "networks/import/network_loader.h"
 #include "scheduler/bounds.h"
 #include "scheduler/list_schedulers.h"
 #include "scheduler/split_schedule.h"

@@ -2,7 +2,7 @@
 // the full one, and its schedules are valid.
 #include <catch2/catch.hpp>
 
-#include "predictor/import/network_loader.h"
+#include "networks/import/network_loader.h"
 #include "scheduler/milp_schedule.h"
 #include "scheduler/symmetric_pipeline.h"
 

@@ -2,7 +2,7 @@
 """scripts/fit_stability.py refits a calibration on seeded nine tenths of its kernels: records are
 left out (anchors never), each refit differs, the summary is that of the predictions, a second
 run reuses the refits, and bad input is named. Fits a real calibration's GEMMs and convolutions
-(data/measurements/cpu-vm-2core-2026-12-02-late/) with the built dnnperf."""
+(tests/data/warmth-late/) with the built dnnperf."""
 import importlib.util
 import json
 import os
@@ -18,7 +18,7 @@ from script_check import check, finish  # noqa: E402
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 script = os.path.join(root, "scripts", "fit_stability.py")
 dnnperf = sys.argv[1]
-data = os.path.join(root, "data", "measurements", "cpu-vm-2core-2026-12-02-late")
+data = os.path.join(root, "tests", "data", "warmth-late")
 
 spec = importlib.util.spec_from_file_location("fit_stability", script)
 fit_stability = importlib.util.module_from_spec(spec)

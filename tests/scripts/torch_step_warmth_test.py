@@ -76,9 +76,9 @@ def main():
 
     # A profile with a step warmth to realize: a generic sample and a calibration's hot pairs.
     profile = os.path.join(tmp, "warm.json")
-    fit = subprocess.run([dnnperf, "fit", os.path.join(DATA, "cpu-vm-2core-2026-11-29", "torch_cpu_sample.jsonl"),
-                          os.path.join(DATA, "cpu-vm-2core-2026-11-30-sample1600", "torch_cpu_memory.jsonl"),
-                          os.path.join(DATA, "cpu-vm-2core-2026-12-02-late", "torch_cpu_hot_pairs.jsonl"), "--hardware", "cpu", "-o", profile],
+    fit = subprocess.run([dnnperf, "fit", os.path.join(ROOT, "tests", "data", "cpu-sample", "torch_cpu_sample.jsonl"),
+                          os.path.join(DATA, "cpu-vm-2core", "torch_cpu_memory.jsonl"),
+                          os.path.join(ROOT, "tests", "data", "warmth-late", "torch_cpu_hot_pairs.jsonl"), "--hardware", "cpu", "-o", profile],
                          capture_output=True, text=True)
     check("profile_with_warmth", fit.returncode == 0 and json.load(open(profile))["device"]["step_warmth"]["cache_bytes"] > 0, fit.stdout[-400:] + fit.stderr[-400:])
 
@@ -90,9 +90,9 @@ def main():
         path = os.path.join(tmp, name + ".jsonl")
         with open(path, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in recs)
-        return subprocess.run([dnnperf, "fit", os.path.join(DATA, "cpu-vm-2core-2026-11-29", "torch_cpu_sample.jsonl"),
-                               os.path.join(DATA, "cpu-vm-2core-2026-11-30-sample1600", "torch_cpu_memory.jsonl"),
-                               os.path.join(DATA, "cpu-vm-2core-2026-12-02-late", "torch_cpu_hot_pairs.jsonl"), "--hardware", "cpu",
+        return subprocess.run([dnnperf, "fit", os.path.join(ROOT, "tests", "data", "cpu-sample", "torch_cpu_sample.jsonl"),
+                               os.path.join(DATA, "cpu-vm-2core", "torch_cpu_memory.jsonl"),
+                               os.path.join(ROOT, "tests", "data", "warmth-late", "torch_cpu_hot_pairs.jsonl"), "--hardware", "cpu",
                                "--step-warmth", path, "-o", os.path.join(tmp, name + ".json")], capture_output=True, text=True)
 
     p = fit_with([dict(r, in_step_s=r["cold_s"]) for r in one], "none")

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "predictor/zoo/zoo.h"
+#include "networks/zoo/zoo.h"
 
 using namespace dnnperf;
 

@@ -2,10 +2,10 @@
 // transformer formulas; forward MACs are the figures papers and torchvision's model cards quote.
 #include <catch2/catch.hpp>
 
-#include "predictor/analysis/network_summary.h"
-#include "predictor/common/error.h"
-#include "predictor/lowering/lower.h"
-#include "predictor/zoo/zoo.h"
+#include "core/analysis/network_summary.h"
+#include "core/common/error.h"
+#include "core/lowering/lower.h"
+#include "networks/zoo/zoo.h"
 
 using namespace dnnperf;
 

@@ -1,0 +1,97 @@
+#include "apps/dnnperf/comm_command.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/error.h"
+#include "core/common/format.h"
+#include "models/comm/allreduce.h"
+#include "models/comm/fitted_comm_model.h"
+#include "profile/hardware_profile.h"
+
+namespace dnnperf::cli {
+namespace {
+
+struct CommOptions {
+  std::string hardware = "cpu";
+  std::string collective = "allreduce";
+  double bytes = 0;
+  int procs = 0;
+  std::string algorithm = "best";
+  bool json = false;
+};
+
+void run_comm(const CommOptions& o) {
+  if (!(o.bytes > 0)) throw InputError("--bytes must be positive");
+  if (o.procs < 1) throw InputError("--procs must be positive");
+  if (o.collective != "allreduce") throw InputError("--collective: only allreduce has models in this version");
+  const HardwareProfile hw = find_hardware_profile(o.hardware);
+  nlohmann::json out = {{"collective", o.collective}, {"bytes", o.bytes}, {"procs", o.procs}};
+  const bool fitted = !hw.communication.empty();
+  if (fitted) {
+    const FittedCommModel* m = nullptr;
+    if (o.algorithm == "best") {
+      for (const FittedCommModel& c : hw.communication)
+        if (c.collective == o.collective && !is_library_choice(c.algorithm) &&
+            (!m || c.seconds(o.bytes, o.procs) < m->seconds(o.bytes, o.procs)))
+          m = &c;
+    } else {
+      m = find_comm_model(hw, o.collective, is_library_name(o.algorithm) ? library_choice_name(o.algorithm) : o.algorithm);
+    }
+    if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
+    const CommPrediction p = m->predict(o.bytes, o.procs);
+    const FittedCommModel& priced_by = m->for_ranks(o.procs);
+    out.update({{"algorithm", m->algorithm}, {"model", comm_model_name(m->kind)}, {"seconds", p.seconds}, {"low", p.low}, {"high", p.high}, {"calibrated", true},
+                // Priced by a fit of this rank count alone (it was measured), or by the model of all counts.
+                {"ranks_measured", &priced_by != m}});
+    if (!priced_by.library_choices.empty()) out["library_runs"] = std::string(priced_by.steps_of(o.bytes, o.procs));
+  } else {
+    if (o.algorithm == "default") throw InputError("'default' is the library's measured choice: fit the profile first (dnnperf fit)");
+    CommGroup g;
+    g.ranks = o.procs;
+    g.ranks_per_node = std::min(o.procs, hw.node.devices);
+    g.intra = {hw.node.intra.latency_s, 1.0 / hw.node.intra.bandwidth};
+    g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.inter.bandwidth};
+    g.nics_per_node = hw.cluster.nics_per_node;
+    g.gamma = 3.0 / hw.device.memory_bandwidth;
+    std::pair<AllReduceAlgorithm, double> r;
+    if (o.algorithm == "best") r = best_allreduce(o.bytes, g);
+    else {
+      const auto a = parse_allreduce(o.algorithm);
+      if (!a) throw InputError("--algorithm: unknown '" + o.algorithm + "'");
+      r = {*a, allreduce_seconds(*a, o.bytes, g)};
+    }
+    out.update({{"algorithm", allreduce_name(r.first)}, {"model", "datasheet alpha-beta-gamma"}, {"seconds", r.second}, {"low", r.second}, {"high", r.second}, {"calibrated", false}});
+  }
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << o.collective << " of " << static_cast<long long>(o.bytes) << " bytes over " << o.procs << " processes on " << hw.name
+            << ": " << fixed(out["seconds"].get<double>() * 1e6, 2) << " us";
+  if (fitted) std::cout << " (95% interval " << fixed(out["low"].get<double>() * 1e6, 2) << " - " << fixed(out["high"].get<double>() * 1e6, 2) << " us)";
+  std::cout << ", " << out["algorithm"].get<std::string>();
+  if (out.contains("library_runs")) std::cout << " (running " << out["library_runs"].get<std::string>() << " here)";
+  std::cout << ", " << out["model"].get<std::string>() << (fitted ? "" : " (uncalibrated)");
+  if (fitted) std::cout << (out["ranks_measured"].get<bool>() ? ", fitted to this rank count" : ", from the rank counts measured");
+  std::cout << "\n";
+}
+
+}  // namespace
+
+void add_comm_command(CLI::App& app) {
+  auto o = std::make_shared<CommOptions>();
+  CLI::App* c = app.add_subcommand("comm", "Predict one collective's time with a (fitted) profile");
+  c->add_option("--hardware", o->hardware, "profile: name or path (a fitted one for intervals and 'default')")->capture_default_str();
+  c->add_option("--collective", o->collective, "collective")->capture_default_str();
+  c->add_option("--bytes", o->bytes, "message size in bytes")->required();
+  c->add_option("--procs", o->procs, "number of processes")->required();
+  c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, or a library's measured choice: default (MPI's), gloo, nccl")->capture_default_str();
+  c->add_flag("--json", o->json, "print one JSON object");
+  c->callback([o] { run_comm(*o); });
+}
+
+}  // namespace dnnperf::cli

@@ -1,0 +1,18 @@
+#pragma once
+// Number formatting for tables and reports.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dnnperf {
+
+/// 25557032 -> "25,557,032".
+std::string with_commas(std::int64_t value);
+/// Fixed-point with `digits` decimals.
+std::string fixed(double value, int digits);
+/// Bytes in MiB with two decimals.
+std::string mebibytes(double bytes);
+/// {"a", "b"} -> "a, b".
+std::string joined(const std::vector<std::string>& parts);
+
+}  // namespace dnnperf

@@ -1,0 +1,74 @@
+#include "core/graph/graph.h"
+
+#include "core/common/error.h"
+#include "core/graph/shape_inference.h"
+
+namespace dnnperf {
+
+int Graph::add_tensor(std::string name, TensorShape shape, DType dtype, TensorRole role) {
+  DNNPERF_CHECK(role != TensorRole::activation);
+  for (std::int64_t d : shape.dims())
+    if (d <= 0)
+      throw InputError("tensor '" + name + "' has a non-positive dimension: " + shape.to_string());
+  Tensor t;
+  t.name = std::move(name);
+  t.shape = shape;
+  t.dtype = dtype;
+  t.role = role;
+  t.requires_grad = role == TensorRole::parameter;
+  tensors_.push_back(std::move(t));
+  return static_cast<int>(tensors_.size()) - 1;
+}
+
+std::span<const int> Graph::add_op(OpKind kind, std::string name, OpAttrs attrs, std::vector<int> inputs) {
+  thread_local std::vector<const Tensor*> in;
+  thread_local std::vector<OutputSpec> out;
+  in.clear();
+  Op op{kind, std::move(name), std::move(attrs), std::move(inputs), {}};
+  const auto context = [&] { return "op '" + op.name + "' (" + std::string(op_kind_name(kind)) + ")"; };
+  bool requires_grad = false;
+  for (int index : op.inputs) {
+    if (index < 0 || index >= static_cast<int>(tensors_.size()))
+      throw InputError(context() + ": input tensor index " + std::to_string(index) + " does not exist");
+    in.push_back(&tensors_[static_cast<std::size_t>(index)]);
+    requires_grad = requires_grad || tensors_[static_cast<std::size_t>(index)].requires_grad;
+  }
+  try {
+    infer_output_shapes(op, in, out);
+    for (const OutputSpec& spec : out)
+      for (std::int64_t d : spec.shape.dims())
+        if (d <= 0) throw InputError("output shape " + spec.shape.to_string() + " has a non-positive dimension");
+  } catch (const InputError& e) {
+    throw with_context(context(), e);
+  }
+  const int op_index = static_cast<int>(ops_.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Tensor t;
+    t.name = out.size() == 1 ? op.name : op.name + ":" + std::to_string(i);
+    t.shape = out[i].shape;
+    t.dtype = out[i].dtype;
+    t.role = TensorRole::activation;
+    t.producer = op_index;
+    t.requires_grad = requires_grad && is_floating(out[i].dtype);
+    tensors_.push_back(std::move(t));
+    op.outputs.push_back(static_cast<int>(tensors_.size()) - 1);
+  }
+  ops_.push_back(std::move(op));
+  return ops_.back().outputs;
+}
+
+std::vector<int> Graph::consumer_counts() const {
+  std::vector<int> counts(tensors_.size(), 0);
+  for (const Op& op : ops_)
+    for (int index : op.inputs) ++counts[static_cast<std::size_t>(index)];
+  return counts;
+}
+
+std::int64_t Graph::parameter_count() const {
+  std::int64_t n = 0;
+  for (const Tensor& t : tensors_)
+    if (t.role == TensorRole::parameter) n += t.shape.numel();
+  return n;
+}
+
+}  // namespace dnnperf

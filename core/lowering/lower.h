@@ -1,0 +1,48 @@
+#pragma once
+// Lowering: from a Graph to the kernels a training step or an inference runs.
+//
+// Order matters to the simulator: all forward kernels in op order, then backward kernels in
+// reverse op order (gradients become ready for the last layers first), then one optimizer update
+// kernel per parameter tensor. A kernel's `op` field ties it to its op for per-layer reports.
+#include <optional>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/lowering/kernel.h"
+
+namespace dnnperf {
+
+enum class Optimizer : std::uint8_t { sgd, momentum, adam };
+
+struct LoweringOptions {
+  /// Training lowers forward, backward and update; inference lowers the forward pass only, with
+  /// BatchNorm using running statistics and dropout switched off.
+  bool training = true;
+  Optimizer optimizer = Optimizer::sgd;
+  /// Element type of activations, gradients and the weights the step computes with (f16/bf16 for
+  /// mixed precision); unset keeps each tensor's own type. Optimizer updates stay in the
+  /// parameters' own (master) type, followed by a cast to this type.
+  std::optional<DType> compute_dtype;
+
+  static LoweringOptions inference() {
+    LoweringOptions o;
+    o.training = false;
+    return o;
+  }
+  static LoweringOptions training_with(Optimizer optimizer) {
+    LoweringOptions o;
+    o.optimizer = optimizer;
+    return o;
+  }
+};
+
+/// One GEMM or convolution kernel with its FLOPs and bytes (the lowering's conventions; measurement
+/// records are turned back into kernels with these).
+Kernel gemm_kernel(Phase phase, const GemmShape& shape, DType dtype);
+Kernel conv_kernel(Phase phase, const ConvShape& shape, DType dtype);
+
+/// Appends the kernels of `graph` to `kernels`.
+void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels);
+std::vector<Kernel> lower(const Graph& graph, const LoweringOptions& options = {});
+
+}  // namespace dnnperf

@@ -1,0 +1,162 @@
+#include "records/measurement.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+
+#include "records/machine.h"
+#include "core/common/error.h"
+
+namespace dnnperf::bench {
+
+using nlohmann::json;
+
+Timing summarize(std::vector<double> s) {
+  Timing t;
+  t.repetitions = static_cast<int>(s.size());
+  if (s.empty()) return t;
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  t.median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  t.min = s.front();
+  t.max = s.back();
+  double mean = 0;
+  for (double x : s) mean += x;
+  mean /= static_cast<double>(n);
+  double var = 0;
+  for (double x : s) var += (x - mean) * (x - mean);
+  t.stddev = n > 1 ? std::sqrt(var / static_cast<double>(n - 1)) : 0.0;
+  return t;
+}
+
+std::string Record::key() const {
+  return op + "|" + algorithm + "|" + dtype + "|" + params.dump() + "|" + layout.dump();
+}
+
+json Record::to_json() const {
+  json j = {{"type", "record"}, {"op", op}, {"params", params}, {"dtype", dtype}, {"algorithm", algorithm},
+            {"layout", layout}, {"library", library}, {"library_version", library_version}, {"host", host},
+            {"date", date}, {"status", status}};
+  if (timing) {
+    j["repetitions"] = timing->repetitions;
+    j["seconds"] = {{"median", timing->median}, {"min", timing->min}, {"max", timing->max}, {"stddev", timing->stddev}};
+  }
+  if (!reason.empty()) j["reason"] = reason;
+  if (verified) j["verified"] = *verified;
+  if (!metrics.empty()) j["metrics"] = metrics;
+  return j;
+}
+
+Record Record::from_json(const json& j, const std::string& where) {
+  const auto need = [&](const char* key) -> const json& {
+    if (!j.contains(key)) throw InputError(where + ": field '" + key + "' is required");
+    return j.at(key);
+  };
+  const auto text = [&](const char* key) {
+    const json& v = need(key);
+    if (!v.is_string()) throw InputError(where + ": field '" + key + "' must be a string");
+    return v.get<std::string>();
+  };
+  Record r;
+  r.op = text("op");
+  r.params = need("params");
+  if (!r.params.is_object()) throw InputError(where + ": field 'params' must be an object");
+  r.dtype = text("dtype");
+  r.algorithm = text("algorithm");
+  r.layout = need("layout");
+  r.library = text("library");
+  r.library_version = text("library_version");
+  r.host = text("host");
+  r.date = text("date");
+  r.status = text("status");
+  if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
+    throw InputError(where + ": field 'status' must be ok, skipped or failed");
+  if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
+  if (j.contains("verified")) r.verified = j["verified"].get<bool>();
+  if (j.contains("metrics")) r.metrics = j["metrics"];
+  if (r.status == "ok") {
+    const json& s = need("seconds");
+    Timing t;
+    t.repetitions = need("repetitions").get<int>();
+    for (const char* k : {"median", "min", "max", "stddev"})
+      if (!s.contains(k) || !s[k].is_number()) throw InputError(where + ": field 'seconds." + std::string(k) + "' must be a number");
+    t.median = s["median"];
+    t.min = s["min"];
+    t.max = s["max"];
+    t.stddev = s["stddev"];
+    if (!(t.median > 0) || t.min > t.median || t.median > t.max || t.repetitions <= 0)
+      throw InputError(where + ": inconsistent timing (need 0 < min <= median <= max, repetitions > 0)");
+    r.timing = t;
+  }
+  return r;
+}
+
+std::string hostname() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return "unknown";
+  return host;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+json run_context(const json& libraries) {
+  return {{"type", "context"},
+          {"schema", kMeasurementSchema},
+          {"host", hostname()},
+          {"date", utc_now()},
+          {"tool", "dnnperf 0.1.0"},
+#ifdef NDEBUG
+          {"build", "release"},
+#else
+          {"build", "debug"},
+#endif
+          {"libraries", libraries},
+          {"cpu", this_cpu()}};
+}
+
+std::vector<Record> read_records(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open the measurement file");
+  std::vector<Record> records;
+  std::string line;
+  int number = 0;
+  std::shared_ptr<const json> context;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error&) {
+      if (in.peek() == EOF) break;  // a last line cut short by an interrupted run
+      throw InputError(where + ": not a JSON line");
+    }
+    const std::string type = j.value("type", "");
+    if (type == "context") {
+      if (j.value("schema", "") != kMeasurementSchema)
+        throw InputError(where + ": schema must be \"" + std::string(kMeasurementSchema) + "\"");
+      context = std::make_shared<const json>(std::move(j));
+    } else if (type == "record") {
+      if (!context) throw InputError(where + ": a record before any context line");
+      records.push_back(Record::from_json(j, where));
+      records.back().context = context;
+    } else {
+      throw InputError(where + ": field 'type' must be \"context\" or \"record\"");
+    }
+  }
+  return records;
+}
+
+}  // namespace dnnperf::bench
