@@ -7,6 +7,7 @@
 
 #include "microbench/shapes/shape_sets.h"
 #include "core/common/error.h"
+#include "core/common/text_lists.h"
 #ifdef DNNPERF_HAVE_MPI
 #include "microbench/mpi/comm_bench.h"
 #endif
@@ -39,39 +40,6 @@ struct Options {
 const std::vector<std::string> kCommOps = {"p2p", "allreduce", "allgather", "reduce-scatter", "bcast"};
 const std::vector<std::string> kComputeOps = {"gemm", "conv", "memory", "launch"};
 
-std::int64_t parse_size(const std::string& text) {
-  std::int64_t scale = 1;
-  std::string digits = text;
-  const auto suffix = [&](const std::string& s, std::int64_t f) {
-    if (digits.size() > s.size() && digits.compare(digits.size() - s.size(), s.size(), s) == 0) {
-      digits.resize(digits.size() - s.size());
-      scale = f;
-      return true;
-    }
-    return false;
-  };
-  suffix("KiB", 1LL << 10) || suffix("MiB", 1LL << 20) || suffix("GiB", 1LL << 30) || suffix("K", 1LL << 10) ||
-      suffix("M", 1LL << 20) || suffix("B", 1);
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (ec != std::errc() || end != digits.data() + digits.size() || v <= 0)
-    throw InputError("--sizes: '" + text + "' is not a positive size (bytes, or with K/KiB/M/MiB/GiB)");
-  return v * scale;
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 #ifdef DNNPERF_HAVE_CUDA
 bench::GpuBenchOptions gpu_options(const Options& o, const std::string& op) {
   bench::GpuBenchOptions g;
@@ -80,8 +48,8 @@ bench::GpuBenchOptions gpu_options(const Options& o, const std::string& op) {
   g.resume = o.resume;
   g.progress = !o.quiet;
   if (o.time_budget > 0) g.time_budget_s = o.time_budget;
-  for (const std::string& s : split(o.sizes)) g.sizes.push_back(parse_size(s));
-  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split(o.algorithms);
+  for (const std::string& s : split_list(o.sizes)) g.sizes.push_back(parse_byte_size(s, "--sizes"));
+  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split_list(o.algorithms);
   return g;
 }
 #endif
@@ -127,8 +95,8 @@ int run_comm(const Options& o) {
   if (o.time_budget > 0) c.time_budget_s = o.time_budget;
   if (o.sizes.empty()) c.sizes = bench::default_message_sizes();
   else
-    for (const std::string& s : split(o.sizes)) c.sizes.push_back(parse_size(s));
-  if (!o.algorithms.empty() && o.algorithms != "all") c.algorithms = split(o.algorithms);
+    for (const std::string& s : split_list(o.sizes)) c.sizes.push_back(parse_byte_size(s, "--sizes"));
+  if (!o.algorithms.empty() && o.algorithms != "all") c.algorithms = split_list(o.algorithms);
   if (!(o.timeout > 0)) throw InputError("--timeout must be positive");
   std::optional<std::string> forced;
   if (!o.mpi_algorithm.empty()) forced = o.mpi_algorithm;

@@ -10,20 +10,9 @@
 
 #include "microbench/gpu/gpu_bench.h"
 #include "core/common/error.h"
+#include "core/common/text_lists.h"
 
 namespace {
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 int usage() {
   std::fprintf(stderr, "usage: dnnperf-gpu-bench gemm|conv|memory|launch -o FILE [--shapes SET] [--dtypes LIST] "
@@ -47,9 +36,9 @@ int main(int argc, char** argv) {
       };
       if (a == "-o" || a == "--output") o.output = value();
       else if (a == "--shapes") shapes = value();
-      else if (a == "--dtypes") o.dtypes = split(value());
+      else if (a == "--dtypes") o.dtypes = dnnperf::split_list(value());
       else if (a == "--sizes")
-        for (const std::string& s : split(value())) o.sizes.push_back(std::stoll(s));
+        for (const std::string& s : dnnperf::split_list(value())) o.sizes.push_back(dnnperf::parse_byte_size(s, "--sizes"));
       else if (a == "--time-budget") o.time_budget_s = std::stod(value());
       else if (a == "--resume") o.resume = true;
       else if (a == "--quiet") o.progress = false;

@@ -1,0 +1,17 @@
+#pragma once
+// The lists and sizes command lines and plan files spell: "4,1K,64K,1M", "f32,bf16".
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dnnperf {
+
+/// The items of a list separated by `separator`, empty items dropped: "a,,b" -> {"a", "b"}.
+std::vector<std::string> split_list(std::string_view text, char separator = ',');
+
+/// A positive byte count: digits with an optional suffix B, K or KiB, M or MiB, GiB (powers of
+/// two). InputError naming `option` and the text otherwise.
+std::int64_t parse_byte_size(const std::string& text, const std::string& option);
+
+}  // namespace dnnperf
