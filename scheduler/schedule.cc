@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "core/common/error.h"
 
@@ -224,10 +225,18 @@ std::vector<std::string> check_schedule(const TaskGraph& g, const Platform& plat
               if (device_of[static_cast<std::size_t>(i)] == p) weights += g.task(i).weight_bytes;
     if (weights > weight_capacity(g, platform, d) * (1 + 1e-12))
       say("device '" + platform.devices[static_cast<std::size_t>(d)].name + "' holds " + std::to_string(weights) + " bytes of parameters, more than its memory allows");
-    std::sort(on.begin(), on.end(), [&](int a, int b) { return s.tasks[static_cast<std::size_t>(a)].start < s.tasks[static_cast<std::size_t>(b)].start; });
-    for (std::size_t k = 1; k < on.size(); ++k)
-      if (s.tasks[static_cast<std::size_t>(on[k])].start < s.tasks[static_cast<std::size_t>(on[k - 1])].finish - tol)
-        say(name(on[k]) + " overlaps " + name(on[k - 1]) + " on device '" + platform.devices[static_cast<std::size_t>(d)].name + "'");
+    // Two runs overlap when one starts before another has finished. A zero-cost task (a view
+    // such as flatten) occupies no time, so it may start where another starts or ends; the
+    // check must not depend on how ties in start time happen to sort.
+    const auto& at = [&](int i) -> const Placement& { return s.tasks[static_cast<std::size_t>(i)]; };
+    std::sort(on.begin(), on.end(), [&](int a, int b) { return std::pair{at(a).start, at(a).finish} < std::pair{at(b).start, at(b).finish}; });
+    int reach = -1;  // of the runs so far, the one that finishes last
+    for (int i : on) {
+      if (at(i).finish - at(i).start <= tol) continue;
+      if (reach >= 0 && at(i).start < at(reach).finish - tol)
+        say(name(i) + " overlaps " + name(reach) + " on device '" + platform.devices[static_cast<std::size_t>(d)].name + "'");
+      if (reach < 0 || at(i).finish > at(reach).finish) reach = i;
+    }
   }
   if (std::abs(makespan - s.makespan_s) > tol) say("reports makespan " + std::to_string(s.makespan_s) + " s, its tasks finish at " + std::to_string(makespan) + " s");
   if (s.objective == Objective::throughput) {

@@ -67,9 +67,15 @@ nlohmann::json schedule_json(const Schedule& s, const TaskGraph& g, const Platfo
   return j;
 }
 
+std::vector<std::vector<std::string>> check_schedules(const TaskGraph& tasks, const Platform& platform, const std::vector<Schedule>& results) {
+  std::vector<std::vector<std::string>> problems;
+  for (const Schedule& s : results) problems.push_back(s.found() ? check_schedule(tasks, platform, s) : std::vector<std::string>{});
+  return problems;
+}
+
 nlohmann::json schedule_document(const Graph& graph, const Platform& platform, const TaskGraph& tasks, int ops, const std::string& objective_name,
-                                 std::int64_t batch, const LowerBound& bound, double lb, const std::vector<Schedule>& results, bool& all_valid) {
-  all_valid = true;
+                                 std::int64_t batch, const LowerBound& bound, double lb, const std::vector<Schedule>& results,
+                                 const std::vector<std::vector<std::string>>& problems) {
   nlohmann::json doc;
   doc["network"] = graph.name();
   doc["platform"] = platform.name;
@@ -93,11 +99,7 @@ nlohmann::json schedule_document(const Graph& graph, const Platform& platform, c
   doc["tasks"] = task_list;
   doc["lower_bound"] = {{"critical_path_s", bound.critical_path_s}, {"load_s", bound.load_s}, {"value_s", lb}};
   doc["methods"] = nlohmann::json::array();
-  for (const Schedule& s : results) {
-    const std::vector<std::string> problems = s.found() ? check_schedule(tasks, platform, s) : std::vector<std::string>{};
-    all_valid = all_valid && problems.empty();
-    doc["methods"].push_back(schedule_json(s, tasks, platform, lb, problems));
-  }
+  for (std::size_t k = 0; k < results.size(); ++k) doc["methods"].push_back(schedule_json(results[k], tasks, platform, lb, problems[k]));
 
   return doc;
 }
@@ -117,7 +119,8 @@ void write_schedule_files(const nlohmann::json& doc, const std::string& output, 
 }
 
 void print_schedules(std::ostream& out, const std::string& network, std::int64_t batch, int ops, const TaskGraph& tasks, const Platform& platform,
-                     const std::string& objective_name, Objective objective, const LowerBound& bound, double lb, const std::vector<Schedule>& results) {
+                     const std::string& objective_name, Objective objective, const LowerBound& bound, double lb, const std::vector<Schedule>& results,
+                     const std::vector<std::vector<std::string>>& problems) {
   out << "schedule: " << network << " (batch " << batch << ", " << ops << " ops";
   if (tasks.size() != ops) out << " fused into " << tasks.size() << " tasks";
   out << ") on " << platform.name << " (" << platform.size() << " devices), " << objective_name << "\n";
@@ -126,8 +129,13 @@ void print_schedules(std::ostream& out, const std::string& network, std::int64_t
             << std::setw(10) << "x bound";
   if (objective == Objective::throughput) out << std::setw(14) << "inferences/s";
   out << std::setw(11) << "solve s" << "  status\n";
-  for (const Schedule& s : results) {
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const Schedule& s = results[k];
     out << std::left << std::setw(8) << s.method << std::right;
+    if (!problems[k].empty()) {
+      out << std::setw(13) << "-" << std::setw(10) << "-" << std::setw(11) << fixed(s.solve_s, 3) << "  INVALID: " << problems[k].front() << "\n";
+      continue;
+    }
     if (!s.found()) {
       out << std::setw(13) << "-" << std::setw(10) << "-" << std::setw(11) << fixed(s.solve_s, 3) << "  " << s.status << "\n";
       continue;
