@@ -27,10 +27,12 @@
 #include "models/comm/fitted_comm_model.h"
 #include "models/compute/analytic_model.h"
 #include "models/compute/conv_as_gemm.h"
+#include "models/compute/regression_model.h"
 #include "predictor/prediction/predict.h"
 #include "profile/cpu_identity.h"
 #include "profile/fitted_sections.h"
 #include "profile/hardware_profile.h"
+#include "profile/profile_writer.h"
 #include "records/kernel_record.h"
 #include "records/measurement.h"
 #include "validation/ground_truth.h"
@@ -323,7 +325,7 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
         const double bytes = smp.kernel.bytes_read + smp.kernel.bytes_written;
         const std::string shape = shape_label(smp.kernel);
         points << cls << ",analytic," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << fitted_analytic.seconds(smp.kernel, {}) << "," << shape << "\n";
-        if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << r.model.seconds(smp.kernel) << "," << shape << "\n";
+        if (r.converged) points << cls << ",regression," << smp.kernel.flops << "," << bytes << "," << smp.seconds << "," << regression_seconds(r.model, smp.kernel) << "," << shape << "\n";
       }
   }
   if (!spreads_of.empty())
@@ -336,45 +338,26 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
                << fitted_analytic.seconds(smp.kernel, {}) << "," << shape_label(smp.kernel) << "\n";
     points.close();  // drawn by draw_report, once a fit is kept
   }
-  nlohmann::json& d = profile["device"];
-  d["peak_flops"]["fp32"] = analytic.device.peak_flops.at(MathMode::fp32);
-  d["launch_overhead_s"] = analytic.device.launch_overhead_s;
-  d["memory_bandwidth"] = analytic.device.memory_bandwidth;
-  d["multiprocessors"] = analytic.device.multiprocessors;
-  d["pointwise_conv_gemm_below_batch"] = analytic.device.pointwise_conv_gemm_below_batch;
-  if (analytic.device.fp32_conv_math == MathMode::tf32_tensor) d["fp32_conv_math"] = "tf32_tensor";
-  else d.erase("fp32_conv_math");
-  d["efficiency"]["gemm"]["max_efficiency"] = analytic.device.gemm.max_efficiency;
-  d["efficiency"]["gemm"]["half_efficiency_k"] = analytic.device.gemm.half_efficiency_k;
-  d["efficiency"]["gemm"]["tile_m"] = analytic.device.gemm.tile_m;
-  d["efficiency"]["gemm"]["tile_n"] = analytic.device.gemm.tile_n;
-  d["efficiency"]["gemm"]["residual_sigma"] = analytic.device.gemm.residual_sigma;
-  d["efficiency"]["conv"]["residual_sigma"] = analytic.device.conv.residual_sigma;
-  d["efficiency"]["memory"]["residual_sigma"] = analytic.device.memory.residual_sigma;
-  d["efficiency"]["gemm"]["shared_sigma"] = analytic.device.gemm.shared_sigma;
-  d["efficiency"]["conv"]["shared_sigma"] = analytic.device.conv.shared_sigma;
-  d["efficiency"]["memory"]["shared_sigma"] = analytic.device.memory.shared_sigma;
-  if (analytic.device.blocked_gemm.enabled()) d["efficiency"]["blocked_gemm"] = blocked_gemm_section(analytic.device.blocked_gemm);
-  else d["efficiency"].erase("blocked_gemm");
-  d["efficiency"].erase("direct_conv");
-  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight})
-    if (const DirectConv& c = analytic.device.direct_conv[static_cast<int>(phase)]; c.enabled())
-      d["efficiency"]["direct_conv"][std::string(phase_name(phase))] = direct_conv_section(c);
-  d["efficiency"]["conv"]["max_efficiency"] = analytic.device.conv.max_efficiency;
-  d["efficiency"]["conv"]["half_efficiency_k"] = analytic.device.conv.half_efficiency_k;
-  d["efficiency"]["conv"]["tile_m"] = analytic.device.conv.tile_m;
-  d["efficiency"]["conv"]["tile_n"] = analytic.device.conv.tile_n;
-  d["efficiency"]["memory"]["max_efficiency"] = analytic.device.memory.max_efficiency;
-  d["efficiency"]["memory"]["half_efficiency_bytes"] = analytic.device.memory.half_efficiency_bytes;
-  d["efficiency"]["memory"]["cache_bytes"] = analytic.device.memory.cache_bytes;
-  d["efficiency"]["memory"]["dram_slowdown"] = analytic.device.memory.dram_slowdown;
-  if (!analytic.device.passes.empty()) {
-    nlohmann::json& passes = d["efficiency"]["passes"];
-    passes = nlohmann::json::object();
-    for (const auto& [name, e] : analytic.device.passes)
-      passes[name] = {{"max_efficiency", e.max_efficiency}, {"half_efficiency_bytes", e.half_efficiency_bytes}, {"cache_bytes", e.cache_bytes},
-                      {"dram_slowdown", e.dram_slowdown}, {"short_run_element_s", e.short_run_element_s}, {"operation_s", e.operation_s}, {"residual_sigma", e.residual_sigma}, {"shared_sigma", e.shared_sigma}};
-  }
+  // The fitted figures go into the device as the profile's writer spells them; the rest of the
+  // base device (its other peaks, memory, node and reserved bytes) stays as it was.
+  DeviceSpec written = hardware_profile_from_json(profile, base.path).device;
+  const DeviceSpec& solved = analytic.device;
+  written.peak_flops[MathMode::fp32] = solved.peak_flops.at(MathMode::fp32);
+  written.launch_overhead_s = solved.launch_overhead_s;
+  written.memory_bandwidth = solved.memory_bandwidth;
+  written.multiprocessors = solved.multiprocessors;
+  written.pointwise_conv_gemm_below_batch = solved.pointwise_conv_gemm_below_batch;
+  written.fp32_conv_math = solved.fp32_conv_math;
+  written.gemm = solved.gemm;
+  written.conv = solved.conv;
+  written.blocked_gemm = solved.blocked_gemm;
+  written.direct_conv = solved.direct_conv;
+  // Plain passes' short-run and per-operation terms are not the analytic fit's: kept as they were.
+  MemoryEfficiency memory = solved.memory;
+  memory.short_run_element_s = written.memory.short_run_element_s;
+  memory.operation_s = written.memory.operation_s;
+  written.memory = memory;
+  if (!solved.passes.empty()) written.passes = solved.passes;
   // The upper median (the sorted values' middle, or the higher of the two middles), as the
   // host's times are kept.
   const auto median = [](std::vector<double> v) {
@@ -382,37 +365,37 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
     return v[v.size() / 2];
   };
   // An asynchronous device's host: the median time to queue one call, per kernel class.
-  d.erase("host_dispatch_s");
-  d.erase("host_dispatch_sigma");
+  written.host_dispatch_s.clear();
+  written.host_dispatch_sigma = 0;
   if (!data.dispatch_seconds.empty()) {
     log << "host dispatch (median time to queue one call):";
     std::vector<double> deviations;  // |log(time / its class's median)|, pooled
     for (const auto& [cls, seconds] : data.dispatch_seconds) {
       const double typical = median(seconds);
-      d["host_dispatch_s"][cls] = typical;
+      written.host_dispatch_s[cls] = typical;
       for (const double s : seconds) deviations.push_back(std::abs(std::log(s / typical)));
       log << " " << cls << " " << fixed(typical * 1e6, 1) << " us" << (&cls == &data.dispatch_seconds.rbegin()->first ? "" : ",");
     }
-    const double sigma = 1.4826 * median(deviations);  // the median absolute deviation of a normal
-    d["host_dispatch_sigma"] = sigma;
-    log << "; spread " << fixed(sigma, 2) << " in log terms; steps are priced on two timelines, the host's and the device's\n";
+    written.host_dispatch_sigma = 1.4826 * median(deviations);  // the median absolute deviation of a normal
+    log << "; spread " << fixed(written.host_dispatch_sigma, 2) << " in log terms; steps are priced on two timelines, the host's and the device's\n";
   }
   // The host's time per framework op: where the host drives an asynchronous device, it replaces
   // the op's kernels' dispatch times; on a CPU the same thread runs it before the op's kernels.
-  d.erase("host_op_s");
+  written.host_op_s.clear();
   if (!data.op_host_seconds.empty()) {
     log << "host time per op (median forward / backward):";
     for (const auto& [kind, times] : data.op_host_seconds) {
       std::vector<double> forward, backward;
       for (const auto& [f, b] : times) forward.push_back(f), backward.push_back(b);
       const double f = median(forward), b = median(backward);
-      d["host_op_s"][kind] = {{"forward", f}, {"backward", b}};
+      written.host_op_s[kind] = {f, b};
       log << " " << kind << " " << fixed(f * 1e6, 1) << "/" << fixed(b * 1e6, 1) << " us" << (&kind == &data.op_host_seconds.rbegin()->first ? "" : ",");
     }
     log << (data.dispatch_seconds.empty() ? "; a step runs them before their ops' kernels, on the same thread\n"
                                                 : "; these ops' host times replace their kernels' dispatch times\n");
   }
-  fit_step_warmth(log, data, analytic.device.memory.cache_bytes, profile.value("measured_on", nlohmann::json::object()), d);
+  written.step_warmth = fit_step_warmth(log, data, solved.memory.cache_bytes, profile.value("measured_on", nlohmann::json::object()));
+  profile["device"] = device_to_json(written);
   profile["compute_regression"] = compute_regression_section(chosen);
   profile["reference_kernels"] = measured_kernels_section(reference_kernels(data.samples));
   // Kept from the base profile where these files timed no memory pass large enough.

@@ -64,8 +64,9 @@ struct ComputeFitted {
 ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources);
 /// DDP's own work per step (device.ddp_step_overhead_s), once the all-reduce is fitted.
 void fit_ddp_overhead(std::ostream& log, const std::vector<fitting::ComputeData::DdpStep>& steps, nlohmann::json& profile, const std::string& sources);
-/// With hot pairs: what a step's warmth saves a convolution against its cold price (device.step_warmth).
-void fit_step_warmth(std::ostream& log, const fitting::ComputeData& data, double cache_bytes, const nlohmann::json& measured_on, nlohmann::json& device);
+/// With hot pairs: what a step's warmth saves a convolution against its cold price
+/// (device.step_warmth; not enabled without them).
+StepWarmth fit_step_warmth(std::ostream& log, const fitting::ComputeData& data, double cache_bytes, const nlohmann::json& measured_on);
 /// With --steps (or --step-warmth): the realized warmth shares and the steps' spread beyond their
 /// kernels (device.step_sigma). Returns the runs' RMS log error (nullopt without --steps runs).
 std::optional<double> fit_step_spread(std::ostream& log, const FitOptions& o, nlohmann::json& profile, const std::vector<std::pair<Kernel, double>>& timed);

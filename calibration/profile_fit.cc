@@ -31,6 +31,7 @@
 #include "profile/cpu_identity.h"
 #include "profile/fitted_sections.h"
 #include "profile/hardware_profile.h"
+#include "profile/profile_writer.h"
 #include "records/kernel_record.h"
 #include "records/measurement.h"
 #include "validation/ground_truth.h"
@@ -118,11 +119,10 @@ namespace {
 
 using fitting::CommSample;
 
+/// The fitted document, checked by the profile's reader and written whole by its writer.
 void write_profile(std::ostream& log, const FitOptions& o, const nlohmann::json& profile) {
   if (o.output.empty()) return;
-  std::ofstream out(o.output);
-  if (!out) throw InputError(o.output + ": cannot write the profile");
-  out << profile.dump(2) << "\n";
+  write_hardware_profile(hardware_profile_from_json(profile, o.output + " (as fitted)"), o.output);
   log << "\nwrote " << o.output << "\n";
 }
 
@@ -236,7 +236,7 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
       if (!fit.converged) continue;
       if (points)
         for (const CommSample& s : samples) {
-          const CommPrediction p = fit.model.predict(s.bytes, s.ranks);
+          const CommPrediction p = comm_prediction(fit.model, s.bytes, s.ranks);
           points << algorithm << "," << model_name << "," << s.bytes << "," << s.ranks << "," << s.seconds << ","
                  << p.seconds << "," << p.low << "," << p.high << "\n";
         }
@@ -268,14 +268,14 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
       double t = 0;
       for (const FittedCommModel& m : chosen) {
         if (is_library_choice(m.algorithm)) continue;
-        const double s = m.seconds(b, p);
+        const double s = comm_seconds(m, b, p);
         if (!pick || s < t) pick = &m, t = s;
       }
       if (!pick) continue;
       log << std::setw(7) << p << std::setw(12) << static_cast<long long>(b) << "  " << std::left << std::setw(20)
                 << pick->algorithm << std::right << std::setw(12) << fixed(1e6 * t, 1);
       if (fallback) {
-        const double d = fallback->seconds(b, p);
+        const double d = comm_seconds(*fallback, b, p);
         log << std::setw(14) << fixed(1e6 * d, 1) << std::setw(9) << fixed(100 * (d / t - 1), 1);
       }
       log << (p > max_rank ? "  (extrapolated)" : "") << "\n";

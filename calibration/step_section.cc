@@ -50,7 +50,7 @@ std::optional<double> optional_number(const nlohmann::json& object, const char* 
 /// With a distance curve (scripts/torch_bench.py --pass-distances): what a memory-bound pass pays
 /// per byte beyond its hot calibration's reach, and where that reach ends (fitting/compute/pass_far_fit.h),
 /// into the step warmth `warmth`.
-void fit_pass_far(std::ostream& log, const fitting::ComputeData& data, nlohmann::json& warmth) {
+void fit_pass_far(std::ostream& log, const fitting::ComputeData& data, StepWarmth& warmth) {
   if (data.pass_distances.empty()) return;
   const fitting::PassFarFit f = fitting::fit_pass_far_prices(data.pass_distances, kCpuColdEvictionBytes);
   log << "  memory passes at a distance (" << f.read_records << " read, " << f.written_records << " written; far - hot = price * bytes beyond the reach): ";
@@ -60,26 +60,27 @@ void fit_pass_far(std::ostream& log, const fitting::ComputeData& data, nlohmann:
   }
   log << "a far byte " << fixed(f.read_s_per_byte * 1e12, 1) << " ps more read, " << fixed(f.written_s_per_byte * 1e12, 1) << " ps more written, wholly far from "
             << fixed(f.reach_bytes / 1048576, 0) << " MiB on; far times held out " << fixed(f.held_out.mape, 1) << "% off (" << fixed(f.as_hot.mape, 1) << "% taken as hot)\n";
-  warmth["cold_eviction_bytes"] = kCpuColdEvictionBytes;
-  warmth["far_reach_bytes"] = f.reach_bytes;
-  warmth["pass_far_read_s_per_byte"] = f.read_s_per_byte;
-  warmth["pass_far_written_s_per_byte"] = f.written_s_per_byte;
+  warmth.cold_eviction_bytes = kCpuColdEvictionBytes;
+  warmth.far_reach_bytes = f.reach_bytes;
+  warmth.pass_far_read_s_per_byte = f.read_s_per_byte;
+  warmth.pass_far_written_s_per_byte = f.written_s_per_byte;
 }
 
 /// With hot pairs (scripts/torch_bench.py --hot-pairs): what a step's warmth saves a convolution
 /// against its cold price, per direction, kept as device.step_warmth (models/compute/step_warmth.h).
-void fit_step_warmth(std::ostream& log, const fitting::ComputeData& data, double cache_bytes, const nlohmann::json& measured_on, nlohmann::json& device) {
-  device.erase("step_warmth");
-  if (data.hot_pairs.empty()) return;
+StepWarmth fit_step_warmth(std::ostream& log, const fitting::ComputeData& data, double cache_bytes, const nlohmann::json& measured_on) {
+  if (data.hot_pairs.empty()) return {};
   const fitting::WarmSavingsFit w = fitting::fit_warm_savings(data.hot_pairs, cache_bytes);
   log << "\nstep warmth (" << data.hot_pairs.size() << " convolutions timed cold and back to back; cold - hot = call * cold / (cold + tau) + bytes of each operand):\n";
   if (!w.warmth.enabled()) {
     log << "  not fitted: " << w.message << "\n";
-    return;
+    return {};
   }
+  StepWarmth warmth;
+  warmth.cache_bytes = cache_bytes;
+  warmth.most_saved = w.warmth.most_saved;
   log << "  direction          pairs   call us  native us    tau us   input GB/s  filter GB/s  output GB/s   hot MAPE held out (as cold)\n";
   const auto rate = [](double s_per_byte) { return s_per_byte > 0 ? fixed(1e-9 / s_per_byte, 1) : std::string("-"); };
-  nlohmann::json conv = nlohmann::json::object();
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
     const auto i = static_cast<std::size_t>(phase);
     const ConvWarmSavings& c = w.warmth.conv[i];
@@ -95,25 +96,22 @@ void fit_step_warmth(std::ostream& log, const fitting::ComputeData& data, double
       log << "; " << w.native_pairs[i] << " on the native path, one fixed part for all: " << fixed(w.held_out_one_call[i].mape, 1)
                 << (c.native_call_s ? " (its own kept)" : " (kept)");
     log << "\n";
-    nlohmann::json& out = conv[std::string(phase_name(phase))];
-    out = {{"call_s", c.call_s}, {"call_tau_s", c.call_tau_s}, {"input_s_per_byte", c.input_s_per_byte}, {"weight_s_per_byte", c.weight_s_per_byte},
-           {"output_s_per_byte", c.output_s_per_byte}};
-    if (c.native_call_s) out["native_call_s"] = *c.native_call_s;
+    warmth.conv[i] = c;  // a direction too few pairs fitted saves nothing
   }
   log << "  a step replays its tensors through a " << fixed(cache_bytes / 1e6, 1) << " MB cache (memory.cache_bytes) and takes off each part by the share it finds warm"
             << " (at most " << fixed(100 * w.warmth.most_saved, 0) << "% of a cold time)\n";
-  device["step_warmth"] = {{"cache_bytes", cache_bytes}, {"most_saved", w.warmth.most_saved}, {"conv", conv}};
   // How far the cold timings reached: the eviction before each, against the CPU's last-level
   // cache (analysis/step_residency.h ColdReach); unknown for files that do not name their CPU.
   const nlohmann::json::json_pointer l3("/cpu/caches/l3");
   if (measured_on.contains(l3) && measured_on.at(l3).is_number()) {
     const double llc = measured_on.at(l3).get<double>();
-    device["step_warmth"]["cold_eviction_bytes"] = kCpuColdEvictionBytes;
-    device["step_warmth"]["last_level_cache_bytes"] = llc;
+    warmth.cold_eviction_bytes = kCpuColdEvictionBytes;
+    warmth.last_level_cache_bytes = llc;
     log << "  the cold timings followed a " << fixed(kCpuColdEvictionBytes / 1048576, 0) << " MiB eviction on a CPU with " << fixed(llc / 1048576, 0)
               << " MiB of last-level cache: " << (llc > kCpuColdEvictionBytes ? "operands a step last touched further back come from further out" : "nothing stayed cached") << "\n";
   }
-  fit_pass_far(log, data, device["step_warmth"]);
+  fit_pass_far(log, data, warmth);
+  return warmth;
 }
 
 /// With --step-warmth: the share of the hot pairs' savings realized inside real steps, per kind

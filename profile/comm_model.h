@@ -1,9 +1,8 @@
 #pragma once
 // The communication section of a profile: the vocabulary of collective models and algorithms
 // (names a profile file spells), and FittedCommModel, the parameters `dnnperf fit` found for one
-// collective and algorithm. Plain data: how a FittedCommModel prices a message (seconds,
-// predict, seconds_with) is models/comm/fitted_comm_model.h, which defines the members declared
-// here; link dnnperf_models to call them.
+// collective and algorithm. Plain data: how a FittedCommModel prices a message (comm_seconds,
+// comm_prediction, comm_seconds_with) is models/comm/fitted_comm_model.h.
 //
 // The model forms, as models/comm/fitted_comm_model.h evaluates them:
 // Communication models fitted to measurements (fitting/comm/ fits them), one per collective and
@@ -135,14 +134,6 @@ struct FittedCommModel {
   /// The algorithm whose steps price `bytes` over `ranks`: `algorithm`, or for a library's choice
   /// with a map, the one it runs there (the map's nearest rank count; the lower on a tie).
   std::string_view steps_of(double bytes, int ranks) const;
-
-  /// Seconds for `bytes` over `ranks`, with its interval.
-  CommPrediction predict(double bytes, int ranks) const;
-  double seconds(double bytes, int ranks) const;
-
-  /// The model with explicit parameters (templated for automatic differentiation); at_ranks unused.
-  template <typename T>
-  T seconds_with(const T* p, double bytes, int ranks) const;
 };
 
 }  // namespace dnnperf

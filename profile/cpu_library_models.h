@@ -4,8 +4,8 @@
 //   BlockedGemm   a BLAS's cache-blocked GEMM          priced by models/compute/blocked_gemm.h
 //   DirectConv    a convolution library's code paths  priced by models/compute/direct_conv.h
 //   StepWarmth    what a training step leaves warm    priced by models/compute/step_warmth.h
-// The pricing members declared here are defined by those models (link dnnperf_models); a profile
-// without them (every datasheet profile, every GPU) leaves them disabled.
+// Plain data: the functions that price with them are those models'. A profile without them (every
+// datasheet profile, every GPU) leaves them disabled.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -56,9 +56,6 @@ struct BlockedGemm {
   DType dtype = DType::f32;
 
   bool enabled() const { return block > 0; }
-  /// The time of one (batched) GEMM of elements `element_bytes` wide; `parts`, if given,
-  /// receives its compute (blocks and clean-up) and memory (packing and output) terms.
-  double seconds(const GemmShape& g, double element_bytes, double* parts = nullptr) const;
 };
 
 /// The code path a CPU library takes for a convolution (the implementation oneDNN's verbose mode
@@ -118,16 +115,6 @@ struct DirectConv {
   DType dtype = DType::f32;  // the element type it was fitted on
 
   bool enabled() const { return lanes > 0; }
-  /// The time of one convolution of this model's direction (`direction`: the one it was fitted
-  /// for, which decides the path); `parts`, if given, receives its arithmetic and its memory terms.
-  double seconds(const ConvShape& c, Phase direction, double element_bytes, double* parts = nullptr) const;
-  /// The path this model prices `c` on: conv_path, or the one before the gemm path where the
-  /// model has none.
-  ConvPath priced_path(const ConvShape& c, Phase direction) const;
-  /// The fixed cost of one call of `c` in this model's direction (part of seconds()).
-  double call_seconds(const ConvShape& c, Phase direction) const {
-    return priced_path(c, direction) == ConvPath::native && native_call_overhead_s > 0 ? native_call_overhead_s : call_overhead_s;
-  }
 };
 
 struct ConvWarmSavings {

@@ -274,6 +274,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     const json& a = r.at("aliases");
     if (!a.is_array() || !std::all_of(a.begin(), a.end(), [](const json& x) { return x.is_string(); }))
       r.fail("aliases", "must be a list of strings");
+    for (const json& alias : a) p.aliases.push_back(alias.get<std::string>());
   }
   p.device = read_device(r.at("device"), source + ": device");
   {

@@ -201,6 +201,7 @@ constexpr std::int64_t kReferencePassBytes = 16 << 20;
 
 struct HardwareProfile {
   std::string name;
+  std::vector<std::string> aliases;  // other names find_hardware_profile knows it by
   DeviceSpec device;
   NodeSpec node;
   ClusterSpec cluster;

@@ -1,14 +1,13 @@
 #pragma once
 // The parameters of one regression-family compute model (one per kernel class and element type),
-// as a profile's compute_regression section stores them. Its features, and how it prices a kernel
-// (the members declared here), are models/compute/regression_model.h.
+// as a profile's compute_regression section stores them: plain data. Its features, and how it
+// prices a kernel, are models/compute/regression_model.h.
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
-#include "core/lowering/kernel.h"
+#include "core/common/dtype.h"
 
 namespace dnnperf {
 
@@ -32,18 +31,6 @@ struct RegressionModel {
   double residual_sigma = 0;         // of log(measured / fitted)
   /// The part of the held-out log error a family of kernels shares (models/compute/error_family.h).
   double shared_sigma = 0;
-
-  /// log seconds with explicit weights (templated for automatic differentiation).
-  template <typename T>
-  T log_seconds_with(const T* w, const std::vector<double>& values) const {
-    T sum = T(0);
-    for (std::size_t i = 0; i < values.size(); ++i) sum += w[i] * values[i];
-    return sum;
-  }
-  std::vector<double> feature_values(const Kernel& kernel) const;
-  double seconds(const Kernel& kernel) const;
-  /// 95% prediction interval.
-  std::pair<double, double> interval(const Kernel& kernel) const;
 };
 
 }  // namespace dnnperf

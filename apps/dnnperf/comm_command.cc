@@ -36,13 +36,13 @@ void run_comm(const CommOptions& o) {
     if (o.algorithm == "best") {
       for (const FittedCommModel& c : hw.communication)
         if (c.collective == o.collective && !is_library_choice(c.algorithm) &&
-            (!m || c.seconds(o.bytes, o.procs) < m->seconds(o.bytes, o.procs)))
+            (!m || comm_seconds(c, o.bytes, o.procs) < comm_seconds(*m, o.bytes, o.procs)))
           m = &c;
     } else {
       m = find_comm_model(hw, o.collective, is_library_name(o.algorithm) ? library_choice_name(o.algorithm) : o.algorithm);
     }
     if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
-    const CommPrediction p = m->predict(o.bytes, o.procs);
+    const CommPrediction p = comm_prediction(*m, o.bytes, o.procs);
     const FittedCommModel& priced_by = m->for_ranks(o.procs);
     out.update({{"algorithm", m->algorithm}, {"model", comm_model_name(m->kind)}, {"seconds", p.seconds}, {"low", p.low}, {"high", p.high}, {"calibrated", true},
                 // Priced by a fit of this rank count alone (it was measured), or by the model of all counts.

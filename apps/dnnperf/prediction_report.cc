@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/common/format.h"
+#include "core/common/table.h"
 
 namespace dnnperf::cli {
 
@@ -93,14 +94,14 @@ void print_prediction(std::ostream& out, const Prediction& p, const Graph& g, bo
             << (p.config.inference ? ", inference" : ", " + std::string(optimizer_name(p.config.optimizer)) + ", gradients " + sync_name(p.config.plan.sync))
             << "\n\n";
   if (!summary) {
-    out << std::left << std::setw(44) << "layer" << std::setw(22) << "op" << std::right << std::setw(14)
-              << "forward ms" << std::setw(14) << "backward ms" << "\n";
+    Table layers;
+    layers.column("layer", Table::left).column("op", Table::left).column("forward ms").column("backward ms");
     for (const LayerTime& l : p.layers) {
       const Op& op = g.op(l.op);
       const std::string name = op.name.size() > 43 ? "..." + op.name.substr(op.name.size() - 40) : op.name;
-      out << std::left << std::setw(44) << name << std::setw(22) << op_kind_name(op.kind) << std::right
-                << std::setw(14) << ms(l.forward_s) << std::setw(14) << ms(l.backward_s) << "\n";
+      layers.row({name, std::string(op_kind_name(op.kind)), ms(l.forward_s), ms(l.backward_s)});
     }
+    layers.print(out);
     out << "\n";
   }
   if (p.config.inference) {

@@ -14,6 +14,7 @@
 #include "apps/dnnperf/run_options.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "core/common/table.h"
 #include "networks/import/network_loader.h"
 #include "predictor/prediction/scaling.h"
 
@@ -36,14 +37,20 @@ void run_scale(const RunOptions& o, const std::string& scaling_name, const std::
   if (!csv_path.empty()) {
     std::ofstream csv(csv_path);
     if (!csv) throw InputError(csv_path + ": cannot write the CSV file");
-    csv << "nodes,devices,batch_per_device,global_batch,iteration_s,samples_per_s,speedup,efficiency,compute_s,comm_s,comm_exposed_s,memory_per_device_bytes,fits_in_memory,sync_wait\n";
-    csv << std::setprecision(9);
+    Table t;
+    for (const char* column : {"nodes", "devices", "batch_per_device", "global_batch", "iteration_s", "samples_per_s", "speedup", "efficiency",
+                               "compute_s", "comm_s", "comm_exposed_s", "memory_per_device_bytes", "fits_in_memory", "sync_wait"})
+      t.column(column);
+    const auto full = [](double v) { return significant(v, 9); };
     for (const ScalePoint& s : points) {
       const Prediction& p = s.prediction;
-      csv << s.nodes << "," << p.devices << "," << p.batch_per_device << "," << p.global_batch << "," << p.iteration_s << ","
-          << p.samples_per_s << "," << s.speedup << "," << s.efficiency << "," << p.compute_s << "," << p.comm_s << ","
-          << p.comm_exposed_s << "," << p.memory.total() << "," << (p.memory.fits() ? 1 : 0) << "," << p.sync_wait << "\n";
+      t.row({std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), std::to_string(p.global_batch), full(p.iteration_s),
+             full(p.samples_per_s), full(s.speedup), full(s.efficiency), full(p.compute_s), full(p.comm_s), full(p.comm_exposed_s),
+             full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait)});
     }
+    t.print_csv(csv);
+    csv.close();
+    if (!csv) throw InputError(csv_path + ": writing the CSV file failed");
   }
   if (o.json) {
     nlohmann::json j;
@@ -67,18 +74,20 @@ void run_scale(const RunOptions& o, const std::string& scaling_name, const std::
             << " scaling, batch " << o.batch << (scaling == Scaling::weak ? " per device" : " global") << ", "
             << precision_name(first.config.precision) << ", " << optimizer_name(first.config.optimizer) << ", gradients "
             << sync_name(first.config.plan.sync) << "\n\n";
-  std::cout << std::right << std::setw(7) << "nodes" << std::setw(8) << "GPUs" << std::setw(8) << "batch" << std::setw(14)
-            << "iteration ms" << std::setw(14) << "samples/s" << std::setw(9) << "speedup" << std::setw(8) << "eff %"
-            << std::setw(12) << "compute ms" << std::setw(13) << "exposed ms" << std::setw(10) << "mem GiB" << (waits ? "    wait" : "") << "\n";
+  Table t;
+  for (const char* column : {"nodes", "GPUs", "batch", "iteration ms", "samples/s", "speedup", "eff %", "compute ms", "exposed ms", "mem GiB"}) t.column(column);
+  if (waits) t.column("wait");
+  t.column("", Table::left);
   for (const ScalePoint& s : points) {
     const Prediction& p = s.prediction;
-    std::cout << std::setw(7) << s.nodes << std::setw(8) << p.devices << std::setw(8) << p.batch_per_device << std::setw(14)
-              << ms(p.iteration_s) << std::setw(14) << fixed(p.samples_per_s, 0) << std::setw(9) << fixed(s.speedup, 1)
-              << std::setw(8) << fixed(100 * s.efficiency, 1) << std::setw(12) << ms(p.compute_s) << std::setw(13)
-              << ms(p.comm_exposed_s) << std::setw(10) << fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1)
-              << (waits ? (std::ostringstream() << std::setw(7) << fixed(p.sync_wait, 3) << "x").str() : "")
-              << (p.memory.fits() ? "" : "  does not fit") << "\n";
+    std::vector<std::string> cells = {std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), ms(p.iteration_s),
+                                      fixed(p.samples_per_s, 0), fixed(s.speedup, 1), fixed(100 * s.efficiency, 1), ms(p.compute_s),
+                                      ms(p.comm_exposed_s), fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1)};
+    if (waits) cells.push_back(fixed(p.sync_wait, 3) + "x");
+    cells.push_back(p.memory.fits() ? "" : "does not fit");
+    t.row(std::move(cells));
   }
+  t.print(std::cout);
   if (waits)
     std::cout << "\nwait: the computation's factor for waiting, every step, for the slowest rank (profile's sync_wait, measured at "
               << hw.device.sync_wait.rbegin()->first << " ranks; beyond, the slowest of that many independently wandering ranks)\n";

@@ -7,6 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "core/common/table.h"
 #include "scheduler/milp_schedule.h"
 #include "scheduler/symmetric_pipeline.h"
 
@@ -125,27 +126,26 @@ void print_schedules(std::ostream& out, const std::string& network, std::int64_t
   if (tasks.size() != ops) out << " fused into " << tasks.size() << " tasks";
   out << ") on " << platform.name << " (" << platform.size() << " devices), " << objective_name << "\n";
   out << "lower bound " << time_text(lb) << " (critical path " << time_text(bound.critical_path_s) << ", load " << time_text(bound.load_s) << ")\n\n";
-  out << std::left << std::setw(8) << "method" << std::right << std::setw(13) << (objective == Objective::latency ? "latency" : "period")
-            << std::setw(10) << "x bound";
-  if (objective == Objective::throughput) out << std::setw(14) << "inferences/s";
-  out << std::setw(11) << "solve s" << "  status\n";
+  const bool throughput = objective == Objective::throughput;
+  Table table;
+  table.column("method", Table::left).column(throughput ? "period" : "latency").column("x bound");
+  if (throughput) table.column("inferences/s");
+  table.column("solve s").column("status", Table::left);
   for (std::size_t k = 0; k < results.size(); ++k) {
     const Schedule& s = results[k];
-    out << std::left << std::setw(8) << s.method << std::right;
-    if (!problems[k].empty()) {
-      out << std::setw(13) << "-" << std::setw(10) << "-" << std::setw(11) << fixed(s.solve_s, 3) << "  INVALID: " << problems[k].front() << "\n";
-      continue;
-    }
-    if (!s.found()) {
-      out << std::setw(13) << "-" << std::setw(10) << "-" << std::setw(11) << fixed(s.solve_s, 3) << "  " << s.status << "\n";
-      continue;
-    }
-    out << std::setw(13) << time_text(s.objective_value()) << std::setw(10) << (lb > 0 ? fixed(s.objective_value() / lb, 3) : "-");
-    if (objective == Objective::throughput) out << std::setw(14) << fixed(1.0 / s.period_s, 1);
-    out << std::setw(11) << fixed(s.solve_s, 3) << "  " << s.status;
-    if (s.solver_bound_s && s.status != "optimal") out << ", gap " << fixed(100 * (s.objective_value() - *s.solver_bound_s) / s.objective_value(), 1) << "%";
-    out << "\n";
+    std::vector<std::string> cells = {s.method};
+    const bool priced = s.found() && problems[k].empty();
+    cells.push_back(priced ? time_text(s.objective_value()) : "-");
+    cells.push_back(priced && lb > 0 ? fixed(s.objective_value() / lb, 3) : "-");
+    if (throughput) cells.push_back(priced ? fixed(1.0 / s.period_s, 1) : "-");
+    cells.push_back(fixed(s.solve_s, 3));
+    std::string status = !problems[k].empty() ? "INVALID: " + problems[k].front() : s.status;
+    if (priced && s.solver_bound_s && s.status != "optimal")
+      status += ", gap " + fixed(100 * (s.objective_value() - *s.solver_bound_s) / s.objective_value(), 1) + "%";
+    cells.push_back(status);
+    table.row(std::move(cells));
   }
+  table.print(out);
 }
 
 /// --method symmetric: layers onto servers (scheduler/symmetric_pipeline.h), compared with the

@@ -20,6 +20,12 @@ std::string fixed(double value, int digits) {
   return buffer;
 }
 
+std::string significant(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  return buffer;
+}
+
 std::string mebibytes(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 2); }
 
 std::string joined(const std::vector<std::string>& parts) {

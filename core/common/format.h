@@ -10,6 +10,9 @@ namespace dnnperf {
 std::string with_commas(std::int64_t value);
 /// Fixed-point with `digits` decimals.
 std::string fixed(double value, int digits);
+/// `digits` significant digits, as std::ostream's default (general) notation writes them: for
+/// files that keep full figures (CSV).
+std::string significant(double value, int digits);
 /// Bytes in MiB with two decimals.
 std::string mebibytes(double bytes);
 /// {"a", "b"} -> "a, b".

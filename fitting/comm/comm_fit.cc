@@ -24,7 +24,7 @@ struct LogResidual {
 
   template <typename T>
   bool operator()(T const* const* p, T* residual) const {
-    const T t = model->seconds_with(p[0], bytes, ranks);
+    const T t = comm_seconds_with(*model, p[0], bytes, ranks);
     if (!(t > T(0))) return false;
     residual[0] = log(t) - T(log_measured);
     return true;
@@ -103,7 +103,7 @@ Solved solve(FittedCommModel& m, const std::vector<CommSample>& s, bool with_cov
 double residual_sigma(const FittedCommModel& m, const std::vector<CommSample>& s) {
   double sum = 0;
   for (const CommSample& x : s) {
-    const double r = std::log(m.seconds(x.bytes, x.ranks) / x.seconds);
+    const double r = std::log(comm_seconds(m, x.bytes, x.ranks) / x.seconds);
     sum += r * r;
   }
   return std::sqrt(sum / std::max<std::size_t>(1, s.size() - std::min(s.size() - 1, m.params.size())));
@@ -320,7 +320,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
     const FitOutcome f = fit_comm_model(kind, algorithm, train, train_alternatives);
     if (!f.converged) return std::pair{pairs, inside};
     for (const CommSample& x : test) {
-      const CommPrediction p = f.model.predict(x.bytes, x.ranks);
+      const CommPrediction p = comm_prediction(f.model, x.bytes, x.ranks);
       pairs.emplace_back(x.seconds, p.seconds);
       inside += x.seconds >= p.low && x.seconds <= p.high;
       cv.points.push_back({x, p, by_ranks});

@@ -159,7 +159,7 @@ bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*
   m.weights.assign(n, 0.0);
   ceres::Problem problem;
   for (const ComputeSample* s : train) {
-    auto* cost = new RegressionResidual(m.feature_values(s->kernel), std::log(s->seconds));
+    auto* cost = new RegressionResidual(regression_features(m, s->kernel), std::log(s->seconds));
     problem.AddResidualBlock(cost, new ceres::HuberLoss(0.1), m.weights.data());
   }
   const SolveResult solved = solve_quietly(problem, 100);
@@ -167,7 +167,7 @@ bool solve_regression(RegressionModel& m, const std::vector<const ComputeSample*
   if (!solved.usable) return false;
   double sum = 0;
   for (const ComputeSample* s : train) {
-    const double r = std::log(m.seconds(s->kernel) / s->seconds);
+    const double r = std::log(regression_seconds(m, s->kernel) / s->seconds);
     sum += r * r;
   }
   m.residual_sigma = std::sqrt(sum / static_cast<double>(std::max<std::size_t>(1, train.size() - std::min(train.size() - 1, n))));
@@ -202,9 +202,9 @@ ErrorStats cross_validate_regression(const RegressionModel& shape, const std::ve
       RegressionModel m = shape;
       if (!solve_regression(m, train, true, nullptr)) continue;
       for (const ComputeSample* s : test) {
-        pairs.emplace_back(s->seconds, m.seconds(s->kernel));
+        pairs.emplace_back(s->seconds, regression_seconds(m, s->kernel));
         if (family_log_errors) family_log_errors->emplace_back(error_family(s->kernel), std::log(pairs.back().second / s->seconds));
-        const auto [low, high] = m.interval(s->kernel);
+        const auto [low, high] = regression_interval(m, s->kernel);
         inside += s->seconds >= low && s->seconds <= high;
       }
     }
@@ -548,7 +548,7 @@ constexpr std::size_t kNativeCallSamples = 5;
 /// gradient); the rest stay physical: partly filled lanes never speed anything up.
 std::optional<std::pair<double, DirectConv>> solve_direct_conv_once(const DirectConv& start, Phase phase, const std::vector<const ComputeSample*>& convs) {
   const auto make = [&](const ComputeSample& s) {
-    return DirectConvResidual{s.kernel.conv, start.priced_path(s.kernel.conv, phase), layout_of(start), static_cast<double>(dtype_bytes(s.kernel.dtype)),
+    return DirectConvResidual{s.kernel.conv, priced_conv_path(start, s.kernel.conv, phase), layout_of(start), static_cast<double>(dtype_bytes(s.kernel.dtype)),
                               std::log(s.seconds)};
   };
   using I = DirectConvIndex;

@@ -4,27 +4,29 @@
 
 namespace dnnperf {
 
-double FittedCommModel::seconds(double bytes, int ranks) const {
-  const FittedCommModel& m = for_ranks(ranks);
-  return m.seconds_with(m.params.data(), bytes, ranks);
+double comm_seconds(const FittedCommModel& model, double bytes, int ranks) {
+  const FittedCommModel& m = model.for_ranks(ranks);
+  return comm_seconds_with(m, m.params.data(), bytes, ranks);
 }
 
-CommPrediction FittedCommModel::predict(double bytes, int ranks) const {
-  if (const FittedCommModel& local = for_ranks(ranks); &local != this) return local.predict(bytes, ranks);
+CommPrediction comm_prediction(const FittedCommModel& model, double bytes, int ranks) {
+  if (const FittedCommModel& local = model.for_ranks(ranks); &local != &model) return comm_prediction(local, bytes, ranks);
+  const std::vector<double>& params = model.params;
+  const std::vector<double>& covariance = model.covariance;
   CommPrediction r;
-  r.seconds = seconds(bytes, ranks);
+  r.seconds = comm_seconds(model, bytes, ranks);
   // Delta method in log space: var(log t) = g' S g + sigma^2, g the gradient of log t.
-  double variance = residual_sigma * residual_sigma;
-  if (!at_ranks.empty()) variance += unmeasured_ranks_sigma * unmeasured_ranks_sigma;  // a count not measured
+  double variance = model.residual_sigma * model.residual_sigma;
+  if (!model.at_ranks.empty()) variance += model.unmeasured_ranks_sigma * model.unmeasured_ranks_sigma;  // a count not measured
   const std::size_t n = params.size();
   if (covariance.size() == n * n && r.seconds > 0) {
     std::vector<double> g(n), q = params;
     for (std::size_t i = 0; i < n; ++i) {
       const double h = std::max(std::abs(params[i]) * 1e-4, 1e-18);
       q[i] = params[i] + h;
-      const double up = seconds_with(q.data(), bytes, ranks);
+      const double up = comm_seconds_with(model, q.data(), bytes, ranks);
       q[i] = std::max(0.0, params[i] - h);
-      const double down = seconds_with(q.data(), bytes, ranks);
+      const double down = comm_seconds_with(model, q.data(), bytes, ranks);
       q[i] = params[i];
       g[i] = (std::log(std::max(up, 1e-30)) - std::log(std::max(down, 1e-30))) / (params[i] + h - std::max(0.0, params[i] - h));
     }

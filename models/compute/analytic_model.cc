@@ -87,7 +87,7 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     // A CPU BLAS's time is a sum of blocks, clean-up, packing and the call: no max of two rates.
     const BlockedGemm& b = device_.blocked_gemm;
     double parts[2];
-    c.seconds = b.seconds(implicit_gemm(k), dtype_bytes(k.dtype), parts);
+    c.seconds = blocked_gemm_seconds(b, implicit_gemm(k), dtype_bytes(k.dtype), parts);
     c.launch_seconds = b.call_overhead_s;
     c.compute_seconds = parts[0];
     c.memory_seconds = parts[1];
@@ -99,12 +99,12 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
     const DirectConv& d = device_.direct_conv[static_cast<int>(k.phase)];
     if (d.enabled() && k.dtype == d.dtype) {
       double parts[2];
-      c.seconds = d.seconds(k.conv, k.phase, dtype_bytes(k.dtype), parts);
-      c.launch_seconds = d.call_seconds(k.conv, k.phase);
+      c.seconds = direct_conv_seconds(d, k.conv, k.phase, dtype_bytes(k.dtype), parts);
+      c.launch_seconds = conv_call_seconds(d, k.conv, k.phase);
       if (const double saved = shared_call_seconds(d, k); saved > 0) c.seconds -= saved, c.launch_seconds = 0;  // its input gradient's call made it
       c.compute_seconds = parts[0];
       c.memory_seconds = parts[1];
-      c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(d.priced_path(k.conv, k.phase))]);
+      c.compute_efficiency = k.flops / (c.compute_seconds * d.rate[static_cast<int>(priced_conv_path(d, k.conv, k.phase))]);
       c.memory_efficiency = 1.0;
       return c;
     }

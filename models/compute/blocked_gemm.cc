@@ -44,9 +44,9 @@ BlockedGemm with_log_parameters(BlockedGemm m, const double* p) {
   return m;
 }
 
-double BlockedGemm::seconds(const GemmShape& g, double element_bytes, double* parts) const {
-  const auto p = log_parameters(*this);
-  return blocked_gemm_seconds(g, block, vector_width, cleanup_width, element_bytes, p.data(), parts);
+double blocked_gemm_seconds(const BlockedGemm& model, const GemmShape& g, double element_bytes, double* parts) {
+  const auto p = log_parameters(model);
+  return blocked_gemm_seconds(g, model.block, model.vector_width, model.cleanup_width, element_bytes, p.data(), parts);
 }
 
 }  // namespace dnnperf

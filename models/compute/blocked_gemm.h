@@ -70,6 +70,10 @@ constexpr int kBlockedGemmParameters = 28;
 std::array<double, kBlockedGemmParameters> log_parameters(const BlockedGemm& model);
 BlockedGemm with_log_parameters(BlockedGemm model, const double* p);
 
+/// The time of one (batched) GEMM of elements `element_bytes` wide under `model`; `parts`, if
+/// given, receives its compute (blocks and clean-up) and memory (packing and output) terms.
+double blocked_gemm_seconds(const BlockedGemm& model, const GemmShape& g, double element_bytes, double* parts = nullptr);
+
 template <typename T>
 T blocked_gemm_seconds(const GemmShape& g, std::int64_t block, std::int64_t vector_width, const std::array<std::int64_t, 3>& cleanup_width,
                        double element_bytes, const T* p, T* parts = nullptr) {

@@ -109,15 +109,15 @@ DirectConv with_log_parameters(DirectConv m, const double* p) {
   return m;
 }
 
-ConvPath DirectConv::priced_path(const ConvShape& c, Phase direction) const {
+ConvPath priced_conv_path(const DirectConv& model, const ConvShape& c, Phase direction) {
   const ConvPath path = conv_path(c, direction);
-  if (path != ConvPath::gemm || gemm_path) return path;
+  if (path != ConvPath::gemm || model.gemm_path) return path;
   return c.groups > 1 ? ConvPath::depthwise : ConvPath::direct;
 }
 
-double DirectConv::seconds(const ConvShape& c, Phase direction, double element_bytes, double* parts) const {
-  const auto p = log_parameters(*this);
-  return direct_conv_seconds(c, priced_path(c, direction), layout_of(*this), element_bytes, p.data(), parts);
+double direct_conv_seconds(const DirectConv& model, const ConvShape& c, Phase direction, double element_bytes, double* parts) {
+  const auto p = log_parameters(model);
+  return direct_conv_seconds(c, priced_conv_path(model, c, direction), layout_of(model), element_bytes, p.data(), parts);
 }
 
 }  // namespace dnnperf

@@ -95,11 +95,22 @@ constexpr std::int64_t kNativeConvMaxInput = 20480;
 /// The path a convolution of this direction (forward, backward_data or backward_weight) takes.
 ConvPath conv_path(const ConvShape& c, Phase direction);
 
+/// The path `model` prices `c` on: conv_path, or the one before the gemm path where the model
+/// has none.
+ConvPath priced_conv_path(const DirectConv& model, const ConvShape& c, Phase direction);
+/// The time of one convolution in `model`'s direction (`direction`: the one it was fitted for,
+/// which decides the path); `parts`, if given, receives its arithmetic and its memory terms.
+double direct_conv_seconds(const DirectConv& model, const ConvShape& c, Phase direction, double element_bytes, double* parts = nullptr);
+/// The fixed cost of one call of `c` in `model`'s direction (part of direct_conv_seconds).
+inline double conv_call_seconds(const DirectConv& model, const ConvShape& c, Phase direction) {
+  return priced_conv_path(model, c, direction) == ConvPath::native && model.native_call_overhead_s > 0 ? model.native_call_overhead_s : model.call_overhead_s;
+}
+
 /// The call a kernel does not pay because its input gradient's call computed it
 /// (Kernel::shares_call): the direction's call overhead where a direct model prices that
 /// direction, else 0 (a GPU library's directions are launches of their own).
 inline double shared_call_seconds(const DirectConv& direction, const Kernel& k) {
-  return k.shares_call && k.cls == KernelClass::conv && direction.enabled() ? direction.call_seconds(k.conv, k.phase) : 0.0;
+  return k.shares_call && k.cls == KernelClass::conv && direction.enabled() ? conv_call_seconds(direction, k.conv, k.phase) : 0.0;
 }
 
 /// Where each continuous parameter sits in the log form Ceres fits (log_parameters); the
@@ -140,7 +151,7 @@ inline DirectConvLayout layout_of(const DirectConv& m) {
   return {m.lanes, m.native_column_block, m.native_column_vector, m.native_column_cleanup, m.native_call_overhead_s > 0};
 }
 
-/// The formula with those parameters, for a convolution taking `path` (DirectConv::priced_path,
+/// The formula with those parameters, for a convolution taking `path` (priced_conv_path,
 /// given so that a fit computes it once per measurement).
 template <typename T>
 T direct_conv_seconds(const ConvShape& c, ConvPath path_taken, const DirectConvLayout& layout, double element_bytes, const T* p, T* parts = nullptr) {

@@ -53,9 +53,9 @@ double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& opt
   if (const double* t = measured_time(k)) return without_shared_call(k, *t);
   if (const auto g = per_image_gemm(k, profile_.device)) {
     const RegressionModel* m = per_image_regression(g->gemm);
-    return static_cast<double>(g->images) * (m ? m->seconds(g->gemm) : seconds(g->gemm, options));
+    return static_cast<double>(g->images) * (m ? regression_seconds(*m, g->gemm) : seconds(g->gemm, options));
   }
-  if (const RegressionModel* m = regression_for(k)) return without_shared_call(k, m->seconds(k));
+  if (const RegressionModel* m = regression_for(k)) return without_shared_call(k, regression_seconds(*m, k));
   return analytic_.seconds(k, options);
 }
 
@@ -95,11 +95,11 @@ std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const E
   if (const double* t = measured_time(k)) return {without_shared_call(k, *t), without_shared_call(k, *t)};
   if (const auto g = per_image_gemm(k, profile_.device)) {
     const RegressionModel* m = per_image_regression(g->gemm);
-    const auto [low, high] = m ? m->interval(g->gemm) : interval(g->gemm, options);
+    const auto [low, high] = m ? regression_interval(*m, g->gemm) : interval(g->gemm, options);
     return {static_cast<double>(g->images) * low, static_cast<double>(g->images) * high};
   }
   if (const RegressionModel* m = regression_for(k)) {
-    const auto [low, high] = m->interval(k);
+    const auto [low, high] = regression_interval(*m, k);
     return {without_shared_call(k, low), without_shared_call(k, high)};
   }
   const double t = analytic_.seconds(k, options);

@@ -99,26 +99,25 @@ std::string regression_class(const Kernel& k) {
   return k.cls == KernelClass::gemm || k.cls == KernelClass::conv ? calibration_class(k) : "";
 }
 
-std::vector<double> RegressionModel::feature_values(const Kernel& k) const {
+std::vector<double> regression_features(const RegressionModel& m, const Kernel& k) {
   std::vector<double> v;
-  v.reserve(features.size());
-  for (const std::string& f : features) v.push_back(regression_feature(k, f, blocking));
+  v.reserve(m.features.size());
+  for (const std::string& f : m.features) v.push_back(regression_feature(k, f, m.blocking));
   return v;
 }
 
-double RegressionModel::seconds(const Kernel& k) const {
-  const std::vector<double> v = feature_values(k);
-  return std::exp(log_seconds_with(weights.data(), v));
+double regression_seconds(const RegressionModel& m, const Kernel& k) {
+  return std::exp(regression_log_seconds(m.weights.data(), regression_features(m, k)));
 }
 
-std::pair<double, double> RegressionModel::interval(const Kernel& k) const {
-  const std::vector<double> v = feature_values(k);
-  const double center = log_seconds_with(weights.data(), v);
-  double variance = residual_sigma * residual_sigma;
+std::pair<double, double> regression_interval(const RegressionModel& m, const Kernel& k) {
+  const std::vector<double> v = regression_features(m, k);
+  const double center = regression_log_seconds(m.weights.data(), v);
+  double variance = m.residual_sigma * m.residual_sigma;
   const std::size_t n = v.size();
-  if (covariance.size() == n * n)
+  if (m.covariance.size() == n * n)
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) variance += v[i] * covariance[i * n + j] * v[j];
+      for (std::size_t j = 0; j < n; ++j) variance += v[i] * m.covariance[i * n + j] * v[j];
   const double spread = 1.96 * std::sqrt(std::max(variance, 0.0));
   return {std::exp(center - spread), std::exp(center + spread)};
 }

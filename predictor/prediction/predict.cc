@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "models/comm/fitted_comm_model.h"
 #include "models/compute/profile_model.h"
 #include "models/compute/step_warmth.h"
 #include "core/analysis/step_residency.h"
@@ -181,8 +182,8 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
         throw InputError("profile '" + hw.name + "' has no fitted allreduce model for '" + std::string(allreduce_name(*plan.allreduce)) + "'");
     }
     const auto price = [bound, ranks](const FittedCommModel* m, double bytes) {
-      if (bound == IntervalBound::center) return m->seconds(bytes, ranks);
-      const CommPrediction p = m->predict(bytes, ranks);
+      if (bound == IntervalBound::center) return comm_seconds(*m, bytes, ranks);
+      const CommPrediction p = comm_prediction(*m, bytes, ranks);
       return bound == IntervalBound::low ? p.low : p.high;
     };
     return [fitted, forced, ranks, price](double bytes) {
@@ -192,7 +193,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
       double best_t = 0;
       for (const FittedCommModel* m : fitted) {
         if (is_library_choice(m->algorithm)) continue;
-        const double t = m->seconds(bytes, ranks);
+        const double t = comm_seconds(*m, bytes, ranks);
         if (!best || t < best_t) best = m, best_t = t;
       }
       if (!best) best = fitted.front();

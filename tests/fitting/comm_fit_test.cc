@@ -21,7 +21,7 @@ std::vector<CommSample> synthetic(const FittedCommModel& truth, double noise, st
   std::normal_distribution<double> n(0.0, noise);
   std::vector<CommSample> s;
   for (int p : {2, 3, 4, 6, 8})
-    for (double b = 4; b <= 16e6; b *= 2) s.push_back({truth.algorithm, b, p, truth.seconds(b, p) * std::exp(n(rng))});
+    for (double b = 4; b <= 16e6; b *= 2) s.push_back({truth.algorithm, b, p, comm_seconds(truth, b, p) * std::exp(n(rng))});
   return s;
 }
 
@@ -185,7 +185,7 @@ TEST_CASE("Without oversubscribed samples the oversubscription terms are zero, n
   // 4 ranks on 2 CPUs are then priced by the steps alone: no invented scheduling cost.
   FittedCommModel steps_only = f.model;
   steps_only.oversubscribed_from = 1e9;
-  CHECK(f.model.seconds(1e6, 4) == Approx(steps_only.seconds(1e6, 4)));
+  CHECK(comm_seconds(f.model, 1e6, 4) == Approx(comm_seconds(steps_only, 1e6, 4)));
 }
 
 TEST_CASE("dnnperf's model finds the fast path small messages take", "[fitting]") {

@@ -12,6 +12,8 @@
 
 #include "fitting/compute/compute_fit.h"
 #include "models/compute/analytic_model.h"
+#include "models/compute/blocked_gemm.h"
+#include "models/compute/direct_conv.h"
 #include "core/lowering/lower.h"
 
 using namespace dnnperf;
@@ -56,7 +58,7 @@ void add_conv_sample(ComputeData& data, ConvShape c, Phase direction, const Dire
   const Kernel k = conv_kernel(direction, c, DType::f32);
   if (k.flops > 2e9) return;
   const char* cls = direction == Phase::forward ? "conv_forward" : direction == Phase::backward_data ? "conv_backward_data" : "conv_backward_filter";
-  data.samples.push_back({k, cls, truth.seconds(c, direction, 4) * factor});
+  data.samples.push_back({k, cls, direct_conv_seconds(truth, c, direction, 4) * factor});
 }
 
 /// A memory pass of class `cls` reading `read` and writing `written` bytes, of pass family `pass`
@@ -270,7 +272,7 @@ TEST_CASE("The analytic family finds a BLAS's cache blocks, vector width and pac
     const GemmShape g{dim(), dim(), dim(), 1, rng() % 2 == 0, rng() % 2 == 0};
     if (2.0 * g.m * g.n * g.k > 2e9) continue;
     const Kernel k = gemm_kernel(Phase::forward, g, DType::f32);
-    data.samples.push_back({k, "gemm", truth.seconds(g, 4) * std::exp(noise(rng))});
+    data.samples.push_back({k, "gemm", blocked_gemm_seconds(truth, g, 4) * std::exp(noise(rng))});
   }
   const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
   const BlockedGemm& b = f.device.blocked_gemm;
@@ -328,7 +330,7 @@ TEST_CASE("The analytic family fits how sharp the large-output edge is, and wher
     if (kind == 1) g.m = log_uniform(500, 20000), g.k = log_uniform(1, 9), g.n = log_uniform(2.5e6, 1e8) / g.m;
     if (kind == 2) g.m = log_uniform(1, 9), g.k = log_uniform(200, 20000), g.n = log_uniform(2.5e5, 1e8) / g.k;
     if (g.n < 1 || 2.0 * g.m * g.n * g.k > 2e9) continue;
-    data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", truth.seconds(g, 4) * std::exp(noise(rng))});
+    data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", blocked_gemm_seconds(truth, g, 4) * std::exp(noise(rng))});
   }
   const BlockedGemm b = fit_analytic(find_hardware_profile("cpu").device, data).device.blocked_gemm;
   REQUIRE(b.enabled());
@@ -341,7 +343,7 @@ TEST_CASE("The analytic family fits how sharp the large-output edge is, and wher
   // Just below and just above the edge: 4096 x 5000 and 4096 x 7000 outputs, k = 4.
   for (const std::int64_t n : {5000, 7000}) {
     const GemmShape g{4096, n, 4, 1, true, false};
-    CHECK(b.seconds(g, 4) == Approx(truth.seconds(g, 4)).epsilon(0.1));
+    CHECK(blocked_gemm_seconds(b, g, 4) == Approx(blocked_gemm_seconds(truth, g, 4)).epsilon(0.1));
   }
 }
 
@@ -368,7 +370,7 @@ TEST_CASE("The analytic family finds a convolution library's lanes, paths and tr
     c.p = (c.h + 2 * c.pad_h - c.r) / c.stride_h + 1, c.q = c.p;
     const Kernel k = conv_kernel(Phase::forward, c, DType::f32);
     if (k.flops > 2e9) continue;
-    data.samples.push_back({k, "conv_forward", truth.seconds(c, Phase::forward, 4) * std::exp(noise(rng))});
+    data.samples.push_back({k, "conv_forward", direct_conv_seconds(truth, c, Phase::forward, 4) * std::exp(noise(rng))});
   }
   const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
   const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::forward)];
@@ -442,7 +444,7 @@ TEST_CASE("The analytic family prices oneDNN's im2col fallback for the weight gr
   for (const auto& [n, channels, side] : {std::tuple{1, 16, 7}, std::tuple{16, 256, 28}}) {  // calls, then unfolded elements
     ConvShape c;
     c.n = n, c.c = c.k = c.groups = channels, c.h = c.w = c.p = c.q = side, c.r = c.s = 7, c.pad_h = c.pad_w = 3;
-    CHECK(d.seconds(c, Phase::backward_weight, 4) == Approx(truth.seconds(c, Phase::backward_weight, 4)).epsilon(0.1));
+    CHECK(direct_conv_seconds(d, c, Phase::backward_weight, 4) == Approx(direct_conv_seconds(truth, c, Phase::backward_weight, 4)).epsilon(0.1));
   }
   REQUIRE(f.choices.size() == 1);
   CHECK(f.choices[0].structural.mape < 4.0);  // 2% noise
@@ -475,7 +477,7 @@ TEST_CASE("The analytic family prices the native path's GEMM columns by the BLAS
     while (data.samples.size() < 300) {
       const GemmShape g{dim(), dim(), dim(), 1, rng() % 2 == 0, rng() % 2 == 0};
       if (2.0 * g.m * g.n * g.k > 1e9) continue;
-      data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", blas.seconds(g, 4) * std::exp(noise(rng))});
+      data.samples.push_back({gemm_kernel(Phase::forward, g, DType::f32), "gemm", blocked_gemm_seconds(blas, g, 4) * std::exp(noise(rng))});
     }
     while (data.samples.size() < 540) {
       ConvShape c;
@@ -503,7 +505,7 @@ TEST_CASE("The analytic family prices the native path's GEMM columns by the BLAS
   for (const std::int64_t side : {3, 4}) {
     ConvShape c;
     c.n = 4, c.c = c.k = 512, c.h = c.w = c.p = c.q = side, c.r = c.s = 1;
-    CHECK(d.seconds(c, Phase::forward, 4) == Approx(truth.seconds(c, Phase::forward, 4)).epsilon(0.1));
+    CHECK(direct_conv_seconds(d, c, Phase::forward, 4) == Approx(direct_conv_seconds(truth, c, Phase::forward, 4)).epsilon(0.1));
   }
   // Native layers whose columns fill whole blocks say nothing about leftovers: no term.
   CHECK(fit_analytic(find_hardware_profile("cpu").device, data_with(false)).device.direct_conv[0].native_column_block == 0);
@@ -840,7 +842,7 @@ TEST_CASE("The large-output edge is placed within the outputs measured, not extr
   INFO("edge at " << b.large_output_bytes << " bytes (largest output " << largest << "), slowdown " << b.large_output_slowdown);
   CHECK(b.large_output_bytes <= largest * (1 + 1e-9));
   const GemmShape wgrad{4096, 25088, 4, 1, true, false};
-  CHECK(b.seconds(wgrad, 4) == Approx(0.315).epsilon(0.5));
+  CHECK(blocked_gemm_seconds(b, wgrad, 4) == Approx(0.315).epsilon(0.5));
 }
 
 TEST_CASE("Time weights follow each GEMM and convolution class's median, within bounds", "[fitting][compute]") {
@@ -883,7 +885,7 @@ TEST_CASE("The direct model streams a filter past the core's cache once per imag
     c.p = c.q = c.h;
     const Kernel k = conv_kernel(Phase::backward_weight, c, DType::f32);
     if (k.flops > 2e9) continue;
-    data.samples.push_back({k, "conv_backward_filter", truth.seconds(c, Phase::backward_weight, 4) * std::exp(noise(rng))});
+    data.samples.push_back({k, "conv_backward_filter", direct_conv_seconds(truth, c, Phase::backward_weight, 4) * std::exp(noise(rng))});
   }
   const AnalyticFit f = fit_analytic(find_hardware_profile("cpu").device, data);
   const DirectConv& d = f.device.direct_conv[static_cast<int>(Phase::backward_weight)];
@@ -898,12 +900,12 @@ TEST_CASE("The direct model streams a filter past the core's cache once per imag
   late.n = 16, late.c = late.k = 512, late.h = late.w = late.p = late.q = 2, late.r = late.s = 3, late.pad_h = late.pad_w = 1;
   ConvShape fewer = late;
   fewer.n = 2;
-  const double per_image = (d.seconds(late, Phase::backward_weight, 4) - d.seconds(fewer, Phase::backward_weight, 4)) / 14;
+  const double per_image = (direct_conv_seconds(d, late, Phase::backward_weight, 4) - direct_conv_seconds(d, fewer, Phase::backward_weight, 4)) / 14;
   CHECK(per_image > 0.8 * 512 * 512 * 9 * 4 / 25e9);
   // A profile without the term prices none of it.
   DirectConv older = truth;
   older.image_weight_bandwidth = older.weight_cache_bytes = 0;
-  CHECK(older.seconds(late, Phase::backward_weight, 4) < truth.seconds(late, Phase::backward_weight, 4) - 14 * 0.9 * 512 * 512 * 9 * 4 / 25e9);
+  CHECK(direct_conv_seconds(older, late, Phase::backward_weight, 4) < direct_conv_seconds(truth, late, Phase::backward_weight, 4) - 14 * 0.9 * 512 * 512 * 9 * 4 / 25e9);
 }
 
 TEST_CASE("Optimizer steps timed over rotated parameters are passes of a stream that long; ReLU6 is its own family", "[fitting][compute]") {

@@ -263,7 +263,7 @@ TEST_CASE("Convolutions no JIT kernel takes go to im2col and GEMM, priced per im
   m.stride_exponent = {0, 0, 0, 0, 0}, m.call_overhead_s = 2e-6, m.image_call_s = 1e-7, m.gemm_path = true;
   const ConvShape dw7 = shape(4, 64, 64, 16, 7, 1, 64);
   double parts[2];
-  const double t = m.seconds(dw7, Phase::backward_weight, 4, parts);
+  const double t = direct_conv_seconds(m, dw7, Phase::backward_weight, 4, parts);
   // One output channel per group fills 1 of 16 lanes; 4 images x 64 groups of GEMM calls.
   const double flops = 2.0 * 4 * 64 * 16 * 16 * 49;
   CHECK(parts[0] == Approx(flops / 2e9 * 16 + 4 * 64 * 1e-7));
@@ -274,8 +274,8 @@ TEST_CASE("Convolutions no JIT kernel takes go to im2col and GEMM, priced per im
   // as before: on the depthwise path, with no per-image calls.
   DirectConv old = m;
   old.gemm_path = false;
-  CHECK(old.priced_path(dw7, Phase::backward_weight) == ConvPath::depthwise);
-  CHECK(old.seconds(dw7, Phase::backward_weight, 4) == Approx(m.seconds(dw7, Phase::forward, 4)));
+  CHECK(priced_conv_path(old, dw7, Phase::backward_weight) == ConvPath::depthwise);
+  CHECK(direct_conv_seconds(old, dw7, Phase::backward_weight, 4) == Approx(direct_conv_seconds(m, dw7, Phase::forward, 4)));
 }
 
 TEST_CASE("A weight gradient sharing its input gradient's call pays no call; short runs go at the scalar rate", "[models][compute]") {

@@ -133,7 +133,7 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   const std::string good = blocked_variant("blocked");
   const HardwareProfile hw = load_hardware_profile(good);
   const GemmShape g{4, 4096, 9216, 1, false, true};
-  CHECK(hw.device.blocked_gemm.seconds(g, 4) == Approx(b.seconds(g, 4)));
+  CHECK(blocked_gemm_seconds(hw.device.blocked_gemm, g, 4) == Approx(blocked_gemm_seconds(b, g, 4)));
   CHECK(hw.device.blocked_gemm.long_row_slowdown[3] == 2.7);
   // The clean-up code's second width: read back; profiles written before it have none.
   b.cleanup_width = {0, 6, 0};
@@ -152,8 +152,8 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   CHECK(read_steep.long_row_steepness == 11);
   CHECK(read_steep.large_output_steepness == 60);
   const GemmShape wide{4096, 12000, 4, 1, true, false};
-  CHECK(read_steep.seconds(wide, 4) == Approx(b.seconds(wide, 4)));
-  CHECK(read_steep.seconds(wide, 4) != Approx(hw.device.blocked_gemm.seconds(wide, 4)).epsilon(0.01));
+  CHECK(blocked_gemm_seconds(read_steep, wide, 4) == Approx(blocked_gemm_seconds(b, wide, 4)));
+  CHECK(blocked_gemm_seconds(read_steep, wide, 4) != Approx(blocked_gemm_seconds(hw.device.blocked_gemm, wide, 4)).epsilon(0.01));
   CHECK(load_hardware_profile(old).device.blocked_gemm.large_output_steepness == 4);
   CHECK(load_hardware_profile(old).device.blocked_gemm.long_row_steepness == 4);
   const std::string flat = blocked_variant("flat", [](nlohmann::json& section) {
@@ -168,7 +168,7 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   b.layout_packing = {1, 0.9, 1.25, 1};
   const std::string layouts = blocked_variant("layouts");
   const GemmShape streamed{4, 4096, 4096, 1, false, false};  // B stored [k, n]
-  CHECK(load_hardware_profile(layouts).device.blocked_gemm.seconds(streamed, 4) == Approx(b.seconds(streamed, 4)));
+  CHECK(blocked_gemm_seconds(load_hardware_profile(layouts).device.blocked_gemm, streamed, 4) == Approx(blocked_gemm_seconds(b, streamed, 4)));
   CHECK(load_hardware_profile(old).device.blocked_gemm.layout_packing == std::array<double, 4>{1, 1, 1, 1});
   const std::string reference = blocked_variant("reference", [](nlohmann::json& section) {
     section["layout_packing"][0] = 2;
@@ -178,7 +178,7 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
   b.large_operand_bytes = 8e7, b.large_operand_slowdown = 1.25;
   const std::string operands = blocked_variant("operands");
   const GemmShape classifier{4, 25088, 4096, 1, false, false};  // 411 MB of B
-  CHECK(load_hardware_profile(operands).device.blocked_gemm.seconds(classifier, 4) == Approx(b.seconds(classifier, 4)));
+  CHECK(blocked_gemm_seconds(load_hardware_profile(operands).device.blocked_gemm, classifier, 4) == Approx(blocked_gemm_seconds(b, classifier, 4)));
   CHECK(load_hardware_profile(old).device.blocked_gemm.large_operand_slowdown == 1);
   const std::string faster = blocked_variant("faster", [](nlohmann::json& section) {
     section["large_operand_slowdown"] = 0.5;
@@ -191,7 +191,7 @@ TEST_CASE("A profile's blocked GEMM model is read back as written, and bad field
     section["aliased_slowdown"] = {1.35, 1.1};
   });
   const GemmShape input_gradient{4, 9216, 4096, 1, false, false};
-  CHECK(load_hardware_profile(aliased).device.blocked_gemm.seconds(input_gradient, 4) == Approx(b.seconds(input_gradient, 4)));
+  CHECK(blocked_gemm_seconds(load_hardware_profile(aliased).device.blocked_gemm, input_gradient, 4) == Approx(blocked_gemm_seconds(b, input_gradient, 4)));
   const std::string negative = blocked_variant("negative", [](nlohmann::json& section) {
     section["cleanup_width"][2] = -3;
   });
@@ -222,7 +222,7 @@ TEST_CASE("A profile's direct convolution models are read back per direction, an
   REQUIRE(back.enabled());
   ConvShape c;
   c.n = 4, c.c = 64, c.h = c.w = 16, c.k = 64, c.r = c.s = 3, c.pad_h = c.pad_w = 1, c.p = c.q = 16;
-  CHECK(back.seconds(c, Phase::forward, 4) == Approx(d.seconds(c, Phase::forward, 4)));
+  CHECK(direct_conv_seconds(back, c, Phase::forward, 4) == Approx(direct_conv_seconds(d, c, Phase::forward, 4)));
   const std::string rate = write_variant("rate", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"]["rate"][3] = -1;
@@ -246,7 +246,7 @@ TEST_CASE("A direct convolution model with the gemm path writes five paths and i
   CHECK(back.gemm_path);
   CHECK(back.rate[4] == Approx(6e10));
   CHECK(back.image_call_s == Approx(1.4e-7));
-  CHECK(back.seconds(dw7, Phase::backward_weight, 4) == Approx(d.seconds(dw7, Phase::backward_weight, 4)));
+  CHECK(direct_conv_seconds(back, dw7, Phase::backward_weight, 4) == Approx(direct_conv_seconds(d, dw7, Phase::backward_weight, 4)));
   // Without the path: four per list, and the shape priced on the depthwise path.
   DirectConv without = d;
   without.gemm_path = false;
@@ -254,7 +254,7 @@ TEST_CASE("A direct convolution model with the gemm path writes five paths and i
   CHECK(four.at("rate").size() == 4);
   const DirectConv read_four = load_hardware_profile(section(without)).device.direct_conv[static_cast<int>(Phase::backward_weight)];
   CHECK_FALSE(read_four.gemm_path);
-  CHECK(read_four.priced_path(dw7, Phase::backward_weight) == ConvPath::depthwise);
+  CHECK(priced_conv_path(read_four, dw7, Phase::backward_weight) == ConvPath::depthwise);
   // Profiles fitted before the per-image call have none: 0.
   const std::string old = write_variant("no_image_call", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = four;
@@ -310,10 +310,10 @@ TEST_CASE("A direct convolution model's native columns and call are written and 
   CHECK(back.native_column_block == 48);
   CHECK(back.native_column_cleanup == 6);
   CHECK(back.native_call_overhead_s == Approx(4e-6));
-  CHECK(back.call_seconds(nine, Phase::forward) == Approx(4e-6));
-  CHECK(back.seconds(nine, Phase::forward, 4) == Approx(d.seconds(nine, Phase::forward, 4)));
+  CHECK(conv_call_seconds(back, nine, Phase::forward) == Approx(4e-6));
+  CHECK(direct_conv_seconds(back, nine, Phase::forward, 4) == Approx(direct_conv_seconds(d, nine, Phase::forward, 4)));
   // Nine columns are scalar: more time per FLOP than sixteen.
-  const double per_flop_nine = back.seconds(nine, Phase::forward, 4) / 9, per_flop_sixteen = back.seconds(sixteen, Phase::forward, 4) / 16;
+  const double per_flop_nine = direct_conv_seconds(back, nine, Phase::forward, 4) / 9, per_flop_sixteen = direct_conv_seconds(back, sixteen, Phase::forward, 4) / 16;
   CHECK(per_flop_nine > 1.5 * per_flop_sixteen);
   // Profiles fitted before the term: no column structure, the native rate alone.
   const DirectConv old = load_hardware_profile(profile("no_native_columns", [](nlohmann::json& f) {
@@ -322,10 +322,10 @@ TEST_CASE("A direct convolution model's native columns and call are written and 
                              f.erase(key);
                          })).device.direct_conv[0];
   CHECK(old.native_column_block == 0);
-  CHECK(old.call_seconds(nine, Phase::forward) == Approx(1e-5));  // the other paths' call
+  CHECK(conv_call_seconds(old, nine, Phase::forward) == Approx(1e-5));  // the other paths' call
   DirectConv plain = d;
   plain.native_column_block = 0, plain.native_call_overhead_s = 0;
-  CHECK(old.seconds(nine, Phase::forward, 4) == Approx(plain.seconds(nine, Phase::forward, 4)));
+  CHECK(direct_conv_seconds(old, nine, Phase::forward, 4) == Approx(direct_conv_seconds(plain, nine, Phase::forward, 4)));
   // Together or not at all, and in range.
   CHECK_THROWS_WITH(load_hardware_profile(profile("native_half", [](nlohmann::json& f) { f.erase("native_column_vector"); })),
                     Catch::Contains("efficiency.direct_conv.forward: field 'native_column_vector' is required"));
@@ -348,13 +348,13 @@ TEST_CASE("A direct convolution's large-filter edge prices big filters, and prof
   small.n = big.n = 4, small.h = small.w = big.h = big.w = 4, small.r = small.s = big.r = big.s = 3;
   small.pad_h = small.pad_w = big.pad_h = big.pad_w = 1, small.p = small.q = big.p = big.q = 4;
   small.c = small.k = 512, big.c = big.k = 2048;
-  const double small_before = d.seconds(small, Phase::forward, 4), big_before = d.seconds(big, Phase::forward, 4);
+  const double small_before = direct_conv_seconds(d, small, Phase::forward, 4), big_before = direct_conv_seconds(d, big, Phase::forward, 4);
   d.large_weight_bytes = 5e7, d.large_weight_slowdown = 5;
-  CHECK(d.seconds(small, Phase::forward, 4) == Approx(small_before).epsilon(0.01));  // far below the edge: (9.4 / 50)^4
+  CHECK(direct_conv_seconds(d, small, Phase::forward, 4) == Approx(small_before).epsilon(0.01));  // far below the edge: (9.4 / 50)^4
   double parts[2];
-  d.seconds(big, Phase::forward, 4, parts);
+  direct_conv_seconds(d, big, Phase::forward, 4, parts);
   const double filter_bytes = 2048.0 * 2048 * 9 * 4, r4 = std::pow(filter_bytes / 5e7, 4);
-  CHECK(d.seconds(big, Phase::forward, 4) - big_before == Approx(filter_bytes / 5e9 * 4 * r4 / (1 + r4)).epsilon(1e-6));
+  CHECK(direct_conv_seconds(d, big, Phase::forward, 4) - big_before == Approx(filter_bytes / 5e9 * 4 * r4 / (1 + r4)).epsilon(1e-6));
   // oneDNN's im2col path multiplies the filter as it lies: no edge (an 822 MB filter's 7x7 window
   // padded by 3 over 2x2 images, which its JIT kernels leave to that path).
   ConvShape padded = big;
@@ -365,21 +365,21 @@ TEST_CASE("A direct convolution's large-filter edge prices big filters, and prof
   im2col.gemm_path = true, im2col.rate[gemm] = 1e11, im2col.input_bandwidth[gemm] = im2col.output_bandwidth[gemm] = 1e10;
   DirectConv no_edge = im2col;
   no_edge.large_weight_slowdown = 1;
-  CHECK(im2col.seconds(padded, Phase::forward, 4) == Approx(no_edge.seconds(padded, Phase::forward, 4)));
+  CHECK(direct_conv_seconds(im2col, padded, Phase::forward, 4) == Approx(direct_conv_seconds(no_edge, padded, Phase::forward, 4)));
   ConvShape unpadded = padded;  // the same filter over 8x8 images, on the direct path: the edge applies
   unpadded.h = unpadded.w = unpadded.p = unpadded.q = 8;
   REQUIRE(conv_path(unpadded, Phase::forward) == ConvPath::direct);
   const double big_filter = 2048.0 * 2048 * 49 * 4, rb4 = std::pow(big_filter / 5e7, 4);
-  CHECK(im2col.seconds(unpadded, Phase::forward, 4) - no_edge.seconds(unpadded, Phase::forward, 4) ==
+  CHECK(direct_conv_seconds(im2col, unpadded, Phase::forward, 4) - direct_conv_seconds(no_edge, unpadded, Phase::forward, 4) ==
         Approx(big_filter / 5e9 * 4 * rb4 / (1 + rb4)).epsilon(1e-6));
   const std::string good = write_variant("edge", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
-  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(big, Phase::forward, 4) == Approx(d.seconds(big, Phase::forward, 4)));
+  CHECK(direct_conv_seconds(load_hardware_profile(good).device.direct_conv[0], big, Phase::forward, 4) == Approx(direct_conv_seconds(d, big, Phase::forward, 4)));
   const std::string old = write_variant("old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("large_weight_bytes");
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("large_weight_slowdown");
   });
-  CHECK(load_hardware_profile(old).device.direct_conv[0].seconds(big, Phase::forward, 4) == Approx(big_before));
+  CHECK(direct_conv_seconds(load_hardware_profile(old).device.direct_conv[0], big, Phase::forward, 4) == Approx(big_before));
   const std::string bad = write_variant("bad", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"]["large_weight_slowdown"] = 0.5;
@@ -628,7 +628,7 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   const nlohmann::json section = communication_section({m});
   const std::vector<FittedCommModel> back = read_communication_section(section, "profile.json: communication");
   REQUIRE(back.size() == 1);
-  CHECK(back[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4)));
+  CHECK(comm_seconds(back[0], 1e5, 4) == Approx(comm_seconds(m, 1e5, 4)));
   // Before the per-call term the model had 9 parameters and a 9x9 covariance: the call term is 0;
   // before the fast path, 10 and 10x10.
   nlohmann::json old = section;
@@ -642,7 +642,7 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   CHECK(read_old[0].params[9] == 0.0);
   CHECK(read_old[0].covariance.size() == 121);
   CHECK(std::isinf(read_old[0].fast_limit));
-  CHECK(read_old[0].seconds(1e5, 4) == Approx(m.seconds(1e5, 4) - 2 * 2e-5));
+  CHECK(comm_seconds(read_old[0], 1e5, 4) == Approx(comm_seconds(m, 1e5, 4) - 2 * 2e-5));
   nlohmann::json before_fast = section;
   before_fast[0]["parameters"].erase("alpha_past_fast_path_s");
   before_fast[0]["covariance"] = std::vector<double>(100, 1e-20);
@@ -664,11 +664,11 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   const nlohmann::json busiest_section = communication_section({busiest});
   const FittedCommModel busiest_back = read_communication_section(busiest_section, "b.json: communication").at(0);
   CHECK(busiest_back.busiest_core_load);
-  CHECK(busiest_back.seconds(1e6, 3) == Approx(busiest.seconds(1e6, 3)));
+  CHECK(comm_seconds(busiest_back, 1e6, 3) == Approx(comm_seconds(busiest, 1e6, 3)));
   // On 2 cores, 3 ranks put one extra on the busiest core either way; 4 ranks put 2 extra in all
   // but 1 on each core.
-  CHECK(busiest.seconds(1e6, 3) == Approx(m.seconds(1e6, 3)));
-  CHECK(busiest.seconds(1e6, 4) < m.seconds(1e6, 4));
+  CHECK(comm_seconds(busiest, 1e6, 3) == Approx(comm_seconds(m, 1e6, 3)));
+  CHECK(comm_seconds(busiest, 1e6, 4) < comm_seconds(m, 1e6, 4));
   nlohmann::json no_load = section;
   no_load[0].erase("oversubscription_load");
   CHECK_FALSE(read_communication_section(no_load, "old.json: communication").at(0).busiest_core_load);
@@ -683,12 +683,12 @@ TEST_CASE("A fitted communication model is read back as written; models fitted b
   CHECK(active_section[0]["oversubscribed_ranks"] == "active");
   const FittedCommModel active_back = read_communication_section(active_section, "a.json: communication").at(0);
   CHECK(active_back.active_ranks_load);
-  CHECK(active_back.seconds(1e6, 3) == Approx(active.seconds(1e6, 3)));
+  CHECK(comm_seconds(active_back, 1e6, 3) == Approx(comm_seconds(active, 1e6, 3)));
   // Rabenseifner on 3 ranks of 2 cores: a fold, then 2 ranks; counting all 3 prices it slower.
   FittedCommModel all_ranks = active;
   all_ranks.active_ranks_load = false;
-  CHECK(active.seconds(1e6, 3) < all_ranks.seconds(1e6, 3));
-  CHECK(active.seconds(1e6, 4) == Approx(all_ranks.seconds(1e6, 4)));  // 4 ranks: all active
+  CHECK(comm_seconds(active, 1e6, 3) < comm_seconds(all_ranks, 1e6, 3));
+  CHECK(comm_seconds(active, 1e6, 4) == Approx(comm_seconds(all_ranks, 1e6, 4)));  // 4 ranks: all active
   no_load[0].erase("oversubscribed_ranks");
   CHECK_FALSE(read_communication_section(no_load, "old.json: communication").at(0).active_ranks_load);
   nlohmann::json bad_ranks = active_section;
@@ -719,25 +719,25 @@ TEST_CASE("A library's choice keeps its map and measured rank counts their own m
   CHECK(m.steps_of(8192, 8) == "rabenseifner");
   CHECK(m.steps_of(8192, 3) == "ring");
   // 3 ranks were fitted alone: priced by that model, other counts by the joint one.
-  CHECK(m.seconds(1e3, 3) == Approx(local.seconds(1e3, 3)));
-  CHECK(m.seconds(1e3, 3) != Approx(m.seconds_with(m.params.data(), 1e3, 3)));
-  CHECK(m.predict(1e3, 3).seconds == Approx(local.predict(1e3, 3).seconds));
-  CHECK(m.seconds(1e3, 4) == Approx(m.seconds_with(m.params.data(), 1e3, 4)));
+  CHECK(comm_seconds(m, 1e3, 3) == Approx(comm_seconds(local, 1e3, 3)));
+  CHECK(comm_seconds(m, 1e3, 3) != Approx(comm_seconds_with(m, m.params.data(), 1e3, 3)));
+  CHECK(comm_prediction(m, 1e3, 3).seconds == Approx(comm_prediction(local, 1e3, 3).seconds));
+  CHECK(comm_seconds(m, 1e3, 4) == Approx(comm_seconds_with(m, m.params.data(), 1e3, 4)));
   // The fast path: messages from F on pay a_f more while eager.
   FittedCommModel no_fast = m;
   no_fast.at_ranks.clear();
   no_fast.fast_limit = std::numeric_limits<double>::infinity();
   FittedCommModel joint = m;
   joint.at_ranks.clear();
-  CHECK(joint.seconds(256, 2) == Approx(no_fast.seconds(256, 2)));
-  CHECK(joint.seconds(1024, 2) == Approx(no_fast.seconds(1024, 2) + 2e-7));
+  CHECK(comm_seconds(joint, 256, 2) == Approx(comm_seconds(no_fast, 256, 2)));
+  CHECK(comm_seconds(joint, 1024, 2) == Approx(comm_seconds(no_fast, 1024, 2) + 2e-7));
 
   // A count without a model of its own gets the spread of the held-out counts in its interval.
-  const CommPrediction unmeasured = m.predict(1e3, 4);
+  const CommPrediction unmeasured = comm_prediction(m, 1e3, 4);
   m.unmeasured_ranks_sigma = 0.5;
-  CHECK(m.predict(1e3, 4).seconds == Approx(unmeasured.seconds));
-  CHECK(m.predict(1e3, 4).high / m.predict(1e3, 4).seconds > 1.5 * (unmeasured.high / unmeasured.seconds));
-  CHECK(m.predict(1e3, 3).high == Approx(local.predict(1e3, 3).high));  // measured: its own model's
+  CHECK(comm_prediction(m, 1e3, 4).seconds == Approx(unmeasured.seconds));
+  CHECK(comm_prediction(m, 1e3, 4).high / comm_prediction(m, 1e3, 4).seconds > 1.5 * (unmeasured.high / unmeasured.seconds));
+  CHECK(comm_prediction(m, 1e3, 3).high == Approx(comm_prediction(local, 1e3, 3).high));  // measured: its own model's
 
   const nlohmann::json section = communication_section({m});
   CHECK(section[0]["at_ranks"][0]["ranks"] == 3);
@@ -747,7 +747,7 @@ TEST_CASE("A library's choice keeps its map and measured rank counts their own m
   CHECK(back.library_choices.size() == 3);
   CHECK(back.fast_limit == 400);
   for (const int ranks : {2, 3, 4})
-    for (const double bytes : {64.0, 1024.0, 8192.0, 1e6}) CHECK(back.seconds(bytes, ranks) == Approx(m.seconds(bytes, ranks)));
+    for (const double bytes : {64.0, 1024.0, 8192.0, 1e6}) CHECK(comm_seconds(back, bytes, ranks) == Approx(comm_seconds(m, bytes, ranks)));
 
   const auto fails = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& message) {
     nlohmann::json bad = section;
@@ -777,18 +777,18 @@ TEST_CASE("The depthwise path has its own window exponent; profiles without one 
   dense.pad_h = dense.pad_w = dw3.pad_h = dw3.pad_w = 1, dw7.pad_h = dw7.pad_w = 3;
   dw3.groups = dw7.groups = 64;
   double p3[2], p7[2], pd[2];
-  d.seconds(dw3, Phase::forward, 4, p3);
-  d.seconds(dw7, Phase::forward, 4, p7);
-  d.seconds(dense, Phase::forward, 4, pd);
+  direct_conv_seconds(d, dw3, Phase::forward, 4, p3);
+  direct_conv_seconds(d, dw7, Phase::forward, 4, p7);
+  direct_conv_seconds(d, dense, Phase::forward, 4, pd);
   // Arithmetic per FLOP grows as window^1.5 on the depthwise path: 49/9 more FLOPs, (49/9)^1.5 more per FLOP.
   CHECK(p7[0] / p3[0] == Approx(std::pow(49.0 / 9.0, 2.5)).epsilon(1e-9));
   DirectConv shared = d;
   shared.depthwise_window_exponent = 0.0;
   double ps[2];
-  shared.seconds(dense, Phase::forward, 4, ps);
+  direct_conv_seconds(shared, dense, Phase::forward, 4, ps);
   CHECK(ps[0] == Approx(pd[0]));  // the direct path does not see it
   const std::string good = write_variant("dw_window", [&](nlohmann::json& j) { j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d); });
-  CHECK(load_hardware_profile(good).device.direct_conv[0].seconds(dw7, Phase::forward, 4) == Approx(d.seconds(dw7, Phase::forward, 4)));
+  CHECK(direct_conv_seconds(load_hardware_profile(good).device.direct_conv[0], dw7, Phase::forward, 4) == Approx(direct_conv_seconds(d, dw7, Phase::forward, 4)));
   const std::string old = write_variant("dw_window_old", [&](nlohmann::json& j) {
     j["device"]["efficiency"]["direct_conv"]["forward"] = direct_conv_section(d);
     j["device"]["efficiency"]["direct_conv"]["forward"].erase("depthwise_window_exponent");
