@@ -18,9 +18,11 @@
 #include "calibration/fit_sections.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "core/common/table.h"
 #include "core/common/json_reader.h"
 #include "fitting/comm/comm_fit.h"
 #include "fitting/compute/compute_fit.h"
+#include "fitting/compute/gpu_fit.h"
 #include "fitting/compute/pass_far_fit.h"
 #include "fitting/compute/warm_savings_fit.h"
 #include "models/comm/allreduce.h"
@@ -211,11 +213,40 @@ bool fit_co_running(std::ostream& log, const fitting::ComputeData& data, nlohman
   return !data.co_run_ratios.empty() || !data.step_co_run_ratios.empty();
 }
 
+/// The GPU kernel family fitted to every element type's kernels, with its held-out table.
+fitting::GpuFit fit_gpu_family(std::ostream& log, const DeviceSpec& device, const fitting::ComputeData& data) {
+  fitting::GpuFit fit = fitting::fit_gpu_kernels(device, data);
+  log << "GPU kernel family (models/compute/gpu/): " << fit.samples << " kernels of every element type; held-out error (%), 5 folds over the shapes"
+      << (data.bracket_s > 0 ? "; bench's times include its launch bracket of " + fixed(data.bracket_s * 1e6, 2) + " us (its launch record)" : "") << "\n";
+  Table table;
+  table.column("class", Table::left).column("count").column("MAPE").column("median").column("p90").column("bias %").column("in-sample MAPE");
+  for (const fitting::GpuClassFit& c : fit.classes)
+    table.row({c.kernel_class, std::to_string(c.held_out.count), fixed(c.held_out.mape, 1), fixed(c.held_out.median, 1), fixed(c.held_out.p90, 1),
+               fixed(100 * c.held_out_bias, 1), fixed(c.in_sample.mape, 1)});
+  table.print(log);
+  const GpuKernelParams& p = fit.params;
+  log << "fitted: least GEMM/convolution " << fixed(p.kernel_min_s * 1e6, 2) << " us, memory pass " << fixed(p.pass_min_s * 1e6, 2) << " us, DRAM at " << fixed(100 * p.dram_efficiency, 1) << "% of "
+      << fixed(device.memory_bandwidth / 1e12, 2) << " TB/s";
+  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64})
+    if (std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "math." + std::string(gpu_math_name(m))) == fit.not_fitted.end())
+      log << "; " << gpu_math_name(m) << " k-loop " << fixed(100 * p.math[static_cast<int>(m)].max_efficiency, 1) << "% of peak, operands at "
+          << fixed(p.math[static_cast<int>(m)].operand_bandwidth / 1e12, 1) << " TB/s";
+  log << " (" << (fit.converged ? "converged" : fit.message) << ")\n";
+  if (!fit.not_fitted.empty()) {
+    log << "not fitted (no records; the base profile's values kept):";
+    for (const std::string& n : fit.not_fitted) log << " " << n;
+    log << "\n";
+  }
+  log << "\n";
+  return fit;
+}
+
 ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
   std::optional<DType> dtype;
   if (!o.dtype.empty() && !(dtype = parse_dtype(o.dtype)))
     throw InputError("--dtype: unknown element type '" + o.dtype + "' (f32, bf16, f16, ...)");
+  const fitting::ComputeData all_types = data;  // the GPU family fits every element type at once
   fitting::keep_one_matrix_type(data, dtype);
   // One line per reason: the first record it excluded and how many more.
   std::map<std::string, std::pair<std::string, int>> excluded;
@@ -270,6 +301,8 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
   }
   print_session_speeds(log, data.sessions);
   log << "\n";
+  std::optional<fitting::GpuFit> gpu;
+  if (device.kind == "gpu") gpu = fit_gpu_family(log, device, all_types);
   const fitting::AnalyticFit analytic = fitting::fit_analytic(device, data);
   // Run-to-run noise where several files timed the same kernels: the floor any model's error has
   // on single runs (as the collectives' table gives it).
@@ -316,8 +349,17 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
     // clearly: it is a surface over the sampled shapes, while the roofline's terms (peak, bytes,
     // tiles) keep their meaning away from them. On the dev VM a GEMM regression 6% better than the
     // roofline on the sample priced the networks' batch-4 classifier GEMMs 48% low (roofline +6%).
-    const bool better = r.held_out.count && r.held_out.weighted < kRegressionMargin * a.weighted;
+    bool better = r.held_out.count && r.held_out.weighted < kRegressionMargin * a.weighted;
     const std::string family = family_for(o.family, cls);
+    // On a GPU the regression must beat the GPU family the same way (weighted held-out error).
+    if (gpu && family == "both" && better) {
+      const auto it = gpu->held_out_by_class.find(cls);
+      const bool beats_gpu = it == gpu->held_out_by_class.end() || r.held_out.weighted < kRegressionMargin * it->second.weighted;
+      log << std::left << std::setw(24) << cls << std::setw(12) << "gpu" << std::right << std::setw(8)
+          << (it == gpu->held_out_by_class.end() ? "-" : pct(it->second.mape)) << std::setw(8) << "" << std::setw(8) << "" << std::setw(10)
+          << (it == gpu->held_out_by_class.end() ? "-" : pct(it->second.weighted)) << "  (every math; " << (beats_gpu ? "the regression prices this class's " + std::string(dtype_name(r.model.dtype)) + " kernels)" : "kept)") << "\n";
+      better = beats_gpu;
+    }
     if (r.converged && (family == "regression" || (family == "both" && better))) chosen.push_back(r.model);
     if (points)
       for (const fitting::ComputeSample& smp : data.samples) {
@@ -358,6 +400,7 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
   memory.operation_s = written.memory.operation_s;
   written.memory = memory;
   if (!solved.passes.empty()) written.passes = solved.passes;
+  if (gpu) written.gpu = gpu->params;
   // The upper median (the sorted values' middle, or the higher of the two middles), as the
   // host's times are kept.
   const auto median = [](std::vector<double> v) {

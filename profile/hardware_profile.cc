@@ -1,5 +1,7 @@
 #include "profile/hardware_profile.h"
 
+#include "profile/gpu_section.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -243,6 +245,7 @@ DeviceSpec read_device(const json& j, const std::string& where) {
       dc.check_unknown();
     }
     if (e.has("conv")) d.conv = read_matrix(e.at("conv"), where + ": efficiency.conv", d.conv);
+    if (e.has("gpu")) d.gpu = read_gpu_section(e.at("gpu"), where + ": efficiency.gpu");
     if (e.has("memory")) d.memory = read_memory(e.at("memory"), where + ": efficiency.memory", d.memory);
     if (e.has("passes")) {
       const json& passes = e.at("passes");

@@ -18,6 +18,7 @@
 #include "core/common/dtype.h"
 #include "profile/comm_model.h"
 #include "profile/cpu_library_models.h"
+#include "profile/gpu_kernel_params.h"
 #include "profile/regression_model.h"
 
 namespace dnnperf {
@@ -92,6 +93,10 @@ struct DeviceSpec {
   /// direction are priced by it instead of by `conv`'s tiles (models/compute/direct_conv.h).
   std::array<DirectConv, 3> direct_conv;
   MemoryEfficiency memory;
+  /// The GPU kernel family's parameters: where enabled, GEMMs, convolutions and memory passes are
+  /// priced by it (models/compute/gpu/gpu_compute_model.h) instead of by `gemm`, `conv`, `memory`
+  /// and `passes`, which then serve only the CPU-side fits.
+  GpuKernelParams gpu;
   /// Op-specific pass families (Kernel::pass) priced apart from plain passes, fitted from their
   /// own measurements; a family not listed runs at `memory`'s efficiency.
   std::map<std::string, MemoryEfficiency, std::less<>> passes;

@@ -6,6 +6,7 @@
 #include "core/common/error.h"
 #include "core/graph/op_kind.h"
 #include "profile/fitted_sections.h"
+#include "profile/gpu_section.h"
 
 namespace dnnperf {
 namespace {
@@ -76,6 +77,7 @@ json device_to_json(const DeviceSpec& d) {
   }
   if (d.step_warmth.enabled()) j["step_warmth"] = step_warmth_json(d.step_warmth);
   json efficiency = {{"gemm", matrix_json(d.gemm)}, {"conv", matrix_json(d.conv)}, {"memory", memory_json(d.memory)}};
+  if (d.gpu.enabled) efficiency["gpu"] = gpu_section(d.gpu);
   if (d.blocked_gemm.enabled()) efficiency["blocked_gemm"] = blocked_gemm_section(d.blocked_gemm);
   json direct = json::object();
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight})

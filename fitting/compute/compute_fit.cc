@@ -101,7 +101,21 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     }
     return k;
   }
-  return matrix_kernel_of(r.op, p, *dtype);
+  auto k = matrix_kernel_of(r.op, p, *dtype);
+  // cuBLAS's column-major call is the row-major product with m and n, and A and B, swapped
+  // (models/compute/gpu/gpu_gemm.h): kernels are row-major, as frameworks call them.
+  if (k && k->cls == KernelClass::gemm && r.library == "cuBLAS") {
+    std::swap(k->gemm.m, k->gemm.n);
+    std::swap(k->gemm.trans_a, k->gemm.trans_b);
+  }
+  return k;
+}
+
+/// Whether a record was timed by `dnnperf bench`'s GPU programs (microbench/gpu/gpu_timing.cu):
+/// CUDA events around one call on an idle GPU, so that the host's launch of the call lies inside
+/// the bracket (ComputeData::bracket_s).
+bool bracketed_on_idle_gpu(const bench::Record& r) {
+  return (r.library == "cuBLAS" || r.library == "cuDNN" || r.library == "CUDA") && r.layout.is_object() && r.layout.contains("compute_capability");
 }
 
 /// The fold of each sample, by its shape: a kernel's repeats (the same shape in several files or
@@ -109,7 +123,11 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
 /// fold does not move when measurements of other kernels join the data (with a round-robin over
 /// the list, adding 120 batch-norm records moved the convolutions' held-out figures by up to 17
 /// points). `shuffle` draws another assignment.
-std::vector<int> folds(const std::vector<ComputeSample>& samples, std::uint64_t shuffle = 0) {
+std::vector<int> folds(const std::vector<ComputeSample>& samples, std::uint64_t shuffle = 0) { return shape_folds(samples, false, shuffle); }
+
+}  // namespace
+
+std::vector<int> shape_folds(const std::vector<ComputeSample>& samples, bool across_types, std::uint64_t shuffle) {
   std::vector<int> f(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const Kernel& k = samples[i].kernel;
@@ -118,12 +136,15 @@ std::vector<int> folds(const std::vector<ComputeSample>& samples, std::uint64_t 
     std::uint64_t h = 1469598103934665603ull ^ (0x9e3779b97f4a7c15ull * (shuffle + 1));
     const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
     const auto bits = [](double d) { std::uint64_t b; std::memcpy(&b, &d, sizeof b); return b; };
-    for (const std::int64_t v : {static_cast<std::int64_t>(k.cls), static_cast<std::int64_t>(k.phase), static_cast<std::int64_t>(k.dtype), g.m, g.n, g.k,
+    const std::int64_t type = across_types ? 0 : static_cast<std::int64_t>(k.dtype);
+    for (const std::int64_t v : {static_cast<std::int64_t>(k.cls), static_cast<std::int64_t>(k.phase), type, g.m, g.n, g.k,
                                  g.batch, static_cast<std::int64_t>(g.trans_a * 2 + g.trans_b), c.n, c.c, c.h, c.w, c.k, c.r, c.s, c.stride_h, c.stride_w,
                                  c.pad_h, c.pad_w, c.groups, k.elements, k.run_elements})
       mix(static_cast<std::uint64_t>(v));
-    mix(bits(k.bytes_read));
-    mix(bits(k.bytes_written));
+    if (!across_types) {  // bytes count the element's size
+      mix(bits(k.bytes_read));
+      mix(bits(k.bytes_written));
+    }
     for (const char ch : k.pass) mix(static_cast<unsigned char>(ch));
     // A final avalanche (splitmix64), so that the low bits the modulo keeps depend on every field.
     h ^= h >> 30, h *= 0xbf58476d1ce4e5b9ull, h ^= h >> 27, h *= 0x94d049bb133111ebull, h ^= h >> 31;
@@ -131,6 +152,8 @@ std::vector<int> folds(const std::vector<ComputeSample>& samples, std::uint64_t 
   }
   return f;
 }
+
+namespace {
 
 // One measurement's log error under a linear model: its Jacobian is the feature vector itself,
 // so it is given, not differentiated (automatic differentiation made feature selection, some
@@ -977,6 +1000,11 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         if (r.status == "ok") hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
         continue;
       }
+      if (r.op == "launch" && bracketed_on_idle_gpu(r)) {
+        if (r.status == "ok" && r.timing && r.params.value("kernels", 0) == 1 && std::isfinite(r.timing->median) && r.timing->median > 0)
+          d.bracket_s = r.timing->median;
+        continue;
+      }
       if (r.op == "sync_step") {
         if (read_sync_step(r, where, d)) hosts.insert(r.host), devices.insert(r.layout.value("device", std::string("?")));
         continue;
@@ -990,8 +1018,9 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         d.excluded.push_back({where, "time is not a positive number"});
         continue;
       }
-      if (r.dtype == "tf32") {  // a kernel has an element type, not a math mode: fp32 samples would be twice as fast
-        d.excluded.push_back({where, "TF32 math on fp32 data: fitted with fp32 it would mix two math modes (fp32 and half-precision records are used)"});
+      const bool tf32_record = r.dtype == "tf32";  // a kernel has an element type, not a math mode: these are fp32 kernels on TF32
+      if (tf32_record && r.op != "gemm" && r.op.rfind("conv_", 0) != 0) {
+        d.excluded.push_back({where, "TF32 is a math of GEMMs and convolutions, not of memory passes"});
         continue;
       }
       if (r.op.rfind("conv_", 0) == 0 && r.dtype == "f32") {
@@ -1005,7 +1034,13 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       }
       std::optional<Kernel> k;
       try {
-        k = kernel_of(r);
+        if (tf32_record) {
+          bench::Record as_f32 = r;
+          as_f32.dtype = "f32";
+          k = kernel_of(as_f32);
+        } else {
+          k = kernel_of(r);
+        }
       } catch (const std::exception& e) {
         d.excluded.push_back({where, std::string("parameters unusable: ") + e.what()});
         continue;
@@ -1069,9 +1104,16 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       }
       d.threads = r.layout.value("threads", 0);
       d.library = r.library;
+      ComputeSample sample{*k, cls, r.timing->median};
+      sample.bracketed = bracketed_on_idle_gpu(r);
+      if (tf32_record) {
+        sample.tf32 = true;
+        d.tf32_samples.push_back(sample);
+        continue;
+      }
       sample_of[id] = {d.samples.size(), r.algorithm};
       timed_in.emplace(file, id);
-      d.samples.push_back({*k, cls, r.timing->median});
+      d.samples.push_back(sample);
       sample_file.push_back(file);
       timed.push_back({file, id, cls, r.timing->median});
     }

@@ -36,10 +36,23 @@ struct ComputeSample {
   /// Its weight in the structural models' fits (cache-blocked GEMM, direct convolution): 1, or
   /// as weigh_by_time sets it.
   double weight = 1;
+  /// An fp32 kernel timed on TF32 tensor cores (a `dnnperf bench` record of dtype tf32): only
+  /// the GPU family, which has a TF32 math, fits and scores these (ComputeData::tf32_samples).
+  bool tf32 = false;
+  /// Timed with the host's launch inside the timing (bracketed_on_idle_gpu): its time is the
+  /// kernel's plus ComputeData::bracket_s.
+  bool bracketed = false;
 };
 
 struct ComputeData {
   std::vector<ComputeSample> samples;
+  /// fp32 GEMMs and convolutions timed on TF32 (ComputeSample::tf32), apart from `samples` so
+  /// that the families without a TF32 math never see them.
+  std::vector<ComputeSample> tf32_samples;
+  /// What `dnnperf bench`'s GPU programs time for one empty kernel on an idle GPU (their launch
+  /// record of one kernel): the host's launch and the kernel's least time, which every record
+  /// they time includes (ComputeSample::bracketed). 0: no such record in the files.
+  double bracket_s = 0;
   std::vector<Exclusion> excluded;
   std::string host;
   std::string device;
@@ -130,6 +143,12 @@ std::int64_t pointwise_conv_gemm_below_batch(const ComputeData& data);
 /// priced at 28% MAPE against 13%, its whole steps closer.
 void weigh_by_time(std::vector<ComputeSample>& samples, double exponent);
 constexpr double kMinTimeWeight = 0.05, kMaxTimeWeight = 20;
+
+/// The fold (of kFolds) of each sample, by its shape alone: the same kernel in several files
+/// always falls in one fold, and a sample's fold does not move when others join the data.
+/// `across_types`: a shape's fold is the same in every element type (a fit across types must not
+/// train on a shape's bf16 time while holding out its f16 one). `shuffle` draws another assignment.
+std::vector<int> shape_folds(const std::vector<ComputeSample>& samples, bool across_types, std::uint64_t shuffle = 0);
 
 struct RegressionFit {
   RegressionModel model;

@@ -1,5 +1,6 @@
 #include "fitting/compute/compute_score.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -42,12 +43,24 @@ std::vector<ClassScore> score_compute(const HardwareProfile& profile, const Comp
   std::vector<std::string> order;
   std::map<std::string, Tally> tallies;
   Tally all;
-  for (const ComputeSample& s : data.samples) {
-    const double predicted = model.seconds(s.kernel, {});
-    const std::pair<double, double> interval = model.interval(s.kernel, {});
-    const std::string by(model.priced_by(s.kernel));
+  const DeviceSpec& device = profile.device;
+  // A time bracketed with its launch (ComputeSample::bracketed) holds the host's part of the
+  // bracket (fitting/compute/gpu_fit.h); the model prices the kernel.
+  const double offset = device.gpu.enabled ? data.bracket_s : 0.0;
+  std::vector<const ComputeSample*> samples;
+  for (const ComputeSample& s : data.samples) samples.push_back(&s);
+  for (const ComputeSample& s : data.tf32_samples) samples.push_back(&s);
+  for (const ComputeSample* sample : samples) {
+    const ComputeSample& s = *sample;
+    const ExecutionOptions options{s.tf32};
+    const double added = s.bracketed ? offset : 0.0;
+    const double predicted = model.seconds(s.kernel, options) + added;
+    std::pair<double, double> interval = model.interval(s.kernel, options);
+    interval.first += added, interval.second += added;
+    std::string by(model.priced_by(s.kernel));
+    if (s.tf32) by += " tf32";
     // Convolutions priced as per-image GEMMs are a population of their own: scored apart.
-    const std::string cls = s.kernel_class + (by.rfind("GEMMs", 0) == 0 ? " as GEMMs" : "");
+    const std::string cls = s.kernel_class + (by.rfind("GEMMs", 0) == 0 ? " as GEMMs" : "") + (s.tf32 ? " tf32" : "");
     if (!tallies.count(cls)) order.push_back(cls);
     tallies[cls].add(s.seconds, predicted, interval, by);
     all.add(s.seconds, predicted, interval, by);

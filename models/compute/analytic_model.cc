@@ -45,21 +45,16 @@ double matrix_efficiency(const GemmShape& g, const MatrixEfficiency& e, std::int
   return best;
 }
 
-/// Depthwise and other grouped convolutions with fewer than 8 channels per group, in or out: each
-/// group's matrix product is too thin for tiles (a 1 x 9 product per pixel for a 3x3 depthwise
-/// window), and libraries run them as direct kernels on the plain units instead.
-bool thin_groups(const ConvShape& c) {
-  return c.groups > 1 && std::min(c.c / c.groups, c.k / c.groups) < 8;
-}
-
 }  // namespace
+
+bool thin_group_conv(const ConvShape& c) { return c.groups > 1 && std::min(c.c / c.groups, c.k / c.groups) < 8; }
 
 AnalyticComputeModel::AnalyticComputeModel(const DeviceSpec& device) : device_(device) {
   if (!device.peak_flops.count(MathMode::fp32)) throw InputError("device '" + device.model + "' has no fp32 peak");
 }
 
 MathMode AnalyticComputeModel::mode(const Kernel& k, const ExecutionOptions& o) const {
-  const bool matrix = k.cls == KernelClass::gemm || (k.cls == KernelClass::conv && !thin_groups(k.conv));
+  const bool matrix = k.cls == KernelClass::gemm || (k.cls == KernelClass::conv && !thin_group_conv(k.conv));
   const auto has = [&](MathMode m) { return device_.peak_flops.count(m) > 0; };
   const auto pick = [&](MathMode tensor, MathMode plain) {
     if (matrix && has(tensor)) return tensor;
@@ -111,7 +106,7 @@ AnalyticCost AnalyticComputeModel::cost(const Kernel& k, const ExecutionOptions&
   }
   if (k.cls == KernelClass::gemm || k.cls == KernelClass::conv) {
     const MatrixEfficiency& e = k.cls == KernelClass::gemm ? device_.gemm : device_.conv;
-    const bool thin = k.cls == KernelClass::conv && thin_groups(k.conv);  // no tiles: the plain units at the fitted efficiency
+    const bool thin = k.cls == KernelClass::conv && thin_group_conv(k.conv);  // no tiles: the plain units at the fitted efficiency
     c.compute_efficiency = k.flops <= 0 ? 1.0 : thin ? e.max_efficiency : matrix_efficiency(implicit_gemm(k), e, device_.multiprocessors);
     c.compute_seconds = k.flops > 0 ? k.flops / (peak * c.compute_efficiency) : 0.0;
   } else {

@@ -43,6 +43,11 @@ constexpr std::int64_t kShortRunElements = 8;
 /// Priced by MemoryEfficiency::short_run_element_s.
 std::int64_t short_run_elements(const Kernel& kernel);
 
+/// Depthwise and other grouped convolutions with fewer than 8 channels per group, in or out: each
+/// group's matrix product is too thin for tiles (a 1 x 9 product per pixel for a 3x3 depthwise
+/// window), and libraries run them as direct kernels on the plain units instead.
+bool thin_group_conv(const ConvShape& conv);
+
 /// A kernel priced by the analytic model, with its parts (for reports and fitting).
 struct AnalyticCost {
   double seconds = 0;

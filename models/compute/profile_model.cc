@@ -10,6 +10,7 @@
 namespace dnnperf {
 
 ProfileComputeModel::ProfileComputeModel(const HardwareProfile& profile) : profile_(profile), analytic_(profile.device) {
+  if (profile.device.gpu.enabled) gpu_.emplace(profile.device);
   for (const auto& [k, seconds] : profile.measured_kernels) measured_[matrix_kernel_key(k)] = seconds;
 }
 
@@ -41,7 +42,7 @@ std::string_view ProfileComputeModel::priced_by(const Kernel& k) const {
     const std::string_view by = priced_by(g->gemm);
     return by == "measured" ? "GEMMs: measured" : by == "regression" ? "GEMMs: regression" : "GEMMs: analytic";
   }
-  return regression_for(k) ? "regression" : "analytic";
+  return regression_for(k) ? "regression" : gpu_ ? "gpu" : "analytic";
 }
 
 double ProfileComputeModel::without_shared_call(const Kernel& k, double t) const {
@@ -56,6 +57,7 @@ double ProfileComputeModel::seconds(const Kernel& k, const ExecutionOptions& opt
     return static_cast<double>(g->images) * (m ? regression_seconds(*m, g->gemm) : seconds(g->gemm, options));
   }
   if (const RegressionModel* m = regression_for(k)) return without_shared_call(k, regression_seconds(*m, k));
+  if (gpu_) return gpu_->seconds(k, options);
   return analytic_.seconds(k, options);
 }
 
@@ -84,6 +86,12 @@ ProfileComputeModel::Uncertainty ProfileComputeModel::uncertainty(const Kernel& 
 
 std::pair<double, double> ProfileComputeModel::analytic_spread(const Kernel& k) const {
   const DeviceSpec& d = profile_.device;
+  if (gpu_) {
+    const std::string cls = calibration_class(k);
+    const auto sigma = d.gpu.residual_sigma.find(cls);
+    const auto shared = d.gpu.shared_sigma.find(cls);
+    return {sigma == d.gpu.residual_sigma.end() ? 0.0 : sigma->second, shared == d.gpu.shared_sigma.end() ? 0.0 : shared->second};
+  }
   if (k.cls == KernelClass::gemm) return {d.gemm.residual_sigma, d.gemm.shared_sigma};
   if (k.cls == KernelClass::conv) return {d.conv.residual_sigma, d.conv.shared_sigma};
   if (!k.pass.empty())
@@ -102,7 +110,7 @@ std::pair<double, double> ProfileComputeModel::interval(const Kernel& k, const E
     const auto [low, high] = regression_interval(*m, k);
     return {without_shared_call(k, low), without_shared_call(k, high)};
   }
-  const double t = analytic_.seconds(k, options);
+  const double t = gpu_ ? gpu_->seconds(k, options) : analytic_.seconds(k, options);
   const double sigma = analytic_spread(k).first;
   return {t * std::exp(-1.96 * sigma), t * std::exp(1.96 * sigma)};
 }

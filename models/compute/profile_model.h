@@ -3,13 +3,17 @@
 // convolution the profile measured exactly, else, for a convolution the profile's framework runs
 // as per-image GEMMs (conv_as_gemm.h), those GEMMs' price, else its regression model for a kernel
 // class where calibration chose one (and the kernel's element type matches what it was fitted
-// on), the analytic model for everything else.
+// on), else the GPU family where the device has one (gpu/gpu_compute_model.h), the analytic
+// model for everything else.
 #include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include <optional>
+
 #include "models/compute/analytic_model.h"
+#include "models/compute/gpu/gpu_compute_model.h"
 #include "models/compute/regression_model.h"
 #include "records/kernel_record.h"
 
@@ -35,8 +39,8 @@ class ProfileComputeModel final : public ComputeModel {
   Uncertainty uncertainty(const Kernel& kernel, const ExecutionOptions& options) const;
   /// The regression model that prices `kernel`, or null when the analytic model does.
   const RegressionModel* regression_for(const Kernel& kernel) const;
-  /// What prices `kernel`: "measured", "regression", "analytic", or for a convolution run as
-  /// per-image GEMMs "GEMMs: " and what prices those.
+  /// What prices `kernel`: "measured", "regression", "gpu", "analytic", or for a convolution run
+  /// as per-image GEMMs "GEMMs: " and what prices those.
   std::string_view priced_by(const Kernel& kernel) const;
 
  private:
@@ -52,6 +56,7 @@ class ProfileComputeModel final : public ComputeModel {
 
   const HardwareProfile& profile_;
   AnalyticComputeModel analytic_;
+  std::optional<GpuComputeModel> gpu_;  // where the device has a GPU section
   std::map<MatrixKernelKey, double> measured_;
 };
 

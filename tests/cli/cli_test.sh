@@ -458,10 +458,18 @@ assert (abs(inference - 0.8) < 1e-9) if sys.argv[2] == '0.45' else inference is 
 assert d['step_sigma'] < 1e-6, d['step_sigma']" "$tmp/warm$share.json" "0.$share" && grep -q "warmth realized inside whole steps .*: 0.$share of the pairs' savings" "$tmp/warm$share.txt" \
     && echo "ok   fit_steps_realized_warmth_$share" || { echo "FAIL fit_steps_realized_warmth_$share"; grep -A2 'warmth realized' "$tmp/warm$share.txt"; fail=1; }
 done
-# The C++ programs on the same GPU: TF32 records set aside, one element type per fit.
+# The C++ programs on the same GPU: the GPU family fits every element type (TF32 as its own
+# math), the analytic and regression families one; bench's launch bracket comes from its launch
+# record, without which its times cannot be read.
 gpumb="$src/data/measurements/h200/microbench"
-check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"
-check fit_gpu_tf32 0 'TF32 math on fp32 data' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" --hardware h200 -o "$tmp/f32.json"
+check fit_gpu_dtype 0 'gemm in f32 and [0-9]+ more: one element type per fit: this one fits bf16' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" "$gpumb/launch.jsonl" --hardware h200 --dtype bf16 -o "$tmp/bf16.json"
+check fit_gpu_tf32 0 'gemm tf32 +[0-9]+ ' -- "$bin" fit "$gpumb/gemm_square.jsonl" "$gpumb/gemm_deepbench.jsonl" "$gpumb/launch.jsonl" --hardware h200 -o "$tmp/f32.json"
+check fit_gpu_no_launch 1 'no launch record of one kernel' -- "$bin" fit "$gpumb/gemm_square.jsonl" --hardware h200 -o "$tmp/nolaunch.json"
+/usr/bin/python3 -c "
+import json, sys
+g = json.load(open(sys.argv[1]))['device']['efficiency']['gpu']
+assert g['generation'] == 'hopper' and 0 < g['math']['tf32']['max_efficiency'] <= 1, g
+assert set(g['residual_sigma']) == {'gemm'}, g['residual_sigma']" "$tmp/f32.json" && echo "ok   fit_gpu_family_written" || { echo "FAIL fit_gpu_family_written"; fail=1; }
 check fit_bad_dtype 1 "--dtype: unknown element type 'f99'" -- "$bin" fit "$gpumb/gemm_square.jsonl" --dtype f99 -o "$tmp/bad.json"
 # Ground truth of another size than the prediction's is a failed case, not a comparison.
 check validate_measured_size 1 'measured with input \[128\], predicted with \[64\] \(--seq\)' -- "$bin" validate --hardware "$tmp/gpu.json" --networks transformer_encoder --batch 32 --seq 64 --measured "$src/data/measurements/h200/validation/ground_truth"

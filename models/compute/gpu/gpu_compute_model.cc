@@ -1,0 +1,83 @@
+#include "models/compute/gpu/gpu_compute_model.h"
+
+#include <algorithm>
+
+#include "core/common/error.h"
+
+namespace dnnperf {
+namespace {
+
+int channel_alignment_bytes(const ConvShape& c, int element_bytes) {
+  const std::int64_t groups = std::max<std::int64_t>(c.groups, 1);
+  GemmShape channels;  // the alignment rule of a GEMM over the channels in and out
+  channels.m = c.k / groups;
+  channels.n = c.k / groups;
+  channels.k = c.c / groups;
+  return gemm_alignment_bytes(channels, element_bytes);
+}
+
+}  // namespace
+
+std::string_view gpu_pass_key(const Kernel& k) {
+  if (k.cls == KernelClass::conv) return "depthwise_conv";
+  return k.pass;
+}
+
+GpuComputeModel::GpuComputeModel(const DeviceSpec& device) : device_(device), modes_(device) {
+  if (!device.gpu.enabled) throw InputError("device '" + device.model + "' has no GPU kernel parameters (device.gpu)");
+}
+
+GpuMath GpuComputeModel::math(const Kernel& k, const ExecutionOptions& o) const {
+  switch (modes_.mode(k, o)) {
+    case MathMode::fp64:
+    case MathMode::fp64_tensor: return GpuMath::fp64;
+    case MathMode::tf32_tensor: return GpuMath::tf32;
+    case MathMode::fp16:
+    case MathMode::fp16_tensor:
+    case MathMode::bf16:
+    case MathMode::bf16_tensor: return GpuMath::half;
+    case MathMode::fp32: break;
+  }
+  return GpuMath::fp32;
+}
+
+GpuKernelCost GpuComputeModel::cost(const Kernel& k, const ExecutionOptions& o) const { return cost_with(device_.gpu, k, o); }
+
+GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel& k, const ExecutionOptions& o) const {
+  GpuKernelCost c;
+  const bool matrix = k.cls == KernelClass::gemm || (k.cls == KernelClass::conv && !thin_group_conv(k.conv));
+  const int element_bytes = dtype_bytes(k.dtype);
+  if (matrix && k.flops > 0) {
+    c.math = math(k, o);
+    GpuMatrixWork work;
+    work.math = c.math;
+    work.peak_flops = device_.peak_flops.at(modes_.mode(k, o));
+    work.element_bytes = element_bytes;
+    const GpuConvParams* conv = nullptr;
+    if (k.cls == KernelClass::conv) {
+      conv = &p.conv[std::min(static_cast<int>(k.phase), 2)];
+      work.loop_factor = conv->efficiency;
+      work.tile_extra_s = conv->tile_fixed_s;
+      work.least_s = conv->fixed_s;
+      work.alignment_bytes = channel_alignment_bytes(k.conv, element_bytes);
+    } else {
+      work.alignment_bytes = gemm_alignment_bytes(k.gemm, element_bytes);
+    }
+    c.plan = gpu_gemm_plan(device_, p, implicit_gemm(k), work);
+    c.seconds = c.plan.seconds;
+    // The implicit GEMM counts the window's re-reads as operand traffic; the tensors themselves
+    // must still cross DRAM once.
+    if (conv) c.seconds = std::max(c.seconds, conv->fixed_s + (k.bytes_read + k.bytes_written) / (device_.memory_bandwidth * p.dram_efficiency));
+    return c;
+  }
+  c.streamed = true;
+  double efficiency = 1;
+  if (const auto it = p.pass_efficiency.find(gpu_pass_key(k)); it != p.pass_efficiency.end()) efficiency = it->second;
+  const double bytes = k.bytes_read + k.bytes_written;
+  const double stream = bytes / (device_.memory_bandwidth * p.dram_efficiency * efficiency);
+  const double arithmetic = k.flops / (device_.peak_flops.at(MathMode::fp32) * p.math[static_cast<int>(GpuMath::fp32)].max_efficiency);
+  c.seconds = p.pass_min_s + std::max(stream, arithmetic);
+  return c;
+}
+
+}  // namespace dnnperf

@@ -1,0 +1,118 @@
+#include "models/compute/gpu/gpu_compute_model.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/common/error.h"
+#include "core/lowering/lower.h"
+#include "profile/gpu_section.h"
+#include "profile/hardware_profile.h"
+
+using namespace dnnperf;
+
+namespace {
+
+DeviceSpec h200_with_gpu_family() {
+  DeviceSpec d = find_hardware_profile("h200").device;
+  d.gpu.enabled = true;
+  d.gpu.generation = GpuGeneration::hopper;
+  d.gpu.math[static_cast<int>(GpuMath::half)].misaligned_efficiency = {0.8, 0.5, 0.3};
+  return d;
+}
+
+GpuMatrixWork half_work(const DeviceSpec& d) {
+  GpuMatrixWork w;
+  w.math = GpuMath::half;
+  w.peak_flops = d.peak_flops.at(MathMode::bf16_tensor);
+  w.element_bytes = 2;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("leading dimensions set a GEMM's alignment, row-major as frameworks call it") {
+  CHECK(gemm_alignment_bytes({4096, 4096, 4096, 1, false, false}, 2) == 16);
+  // lda = k: an odd k leaves A's rows 2-byte aligned in bf16, 4-byte in fp32.
+  CHECK(gemm_alignment_bytes({4096, 4096, 4097, 1, false, false}, 2) == 2);
+  CHECK(gemm_alignment_bytes({4096, 4096, 4097, 1, false, false}, 4) == 4);
+  // m is no leading dimension unless A is transposed.
+  CHECK(gemm_alignment_bytes({4097, 4096, 4096, 1, false, false}, 2) == 16);
+  CHECK(gemm_alignment_bytes({4097, 4096, 4096, 1, true, false}, 2) == 2);
+  // n leads B and C.
+  CHECK(gemm_alignment_bytes({4096, 4100, 4096, 1, false, false}, 2) == 8);
+}
+
+TEST_CASE("GPU GEMMs pay for the last wave, split k where tiles are few, and never beat DRAM") {
+  const DeviceSpec d = h200_with_gpu_family();
+  const GpuMatrixWork w = half_work(d);
+  // 132 SMs: 12 x 11 tiles of 128 x 128 fill one wave; one more row of tiles starts a second.
+  const GpuGemmPlan one = gpu_gemm_plan(d, d.gpu, {12 * 256, 11 * 128, 4096, 1, false, false}, w);
+  const GpuGemmPlan more = gpu_gemm_plan(d, d.gpu, {12 * 256 + 8, 11 * 128, 4096, 1, false, false}, w);
+  CHECK(more.seconds > one.seconds * 1.2);
+  // A small output over a deep k: split-K.
+  const GpuGemmPlan deep = gpu_gemm_plan(d, d.gpu, {128, 128, 1 << 16, 1, false, false}, w);
+  CHECK(deep.split_k > 1);
+  CHECK(deep.tiles == deep.split_k * (128 / deep.tile.m) * (128 / deep.tile.n));
+  // A matrix-vector product streams its matrix from DRAM.
+  const GpuGemmPlan gemv = gpu_gemm_plan(d, d.gpu, {8192, 1, 8192, 1, false, false}, w);
+  CHECK(gemv.seconds >= 8192.0 * 8192 * 2 / (d.memory_bandwidth * d.gpu.dram_efficiency));
+  // Misaligned operands run at the fitted fraction.
+  GpuMatrixWork misaligned = w;
+  misaligned.alignment_bytes = 2;
+  CHECK(gpu_gemm_plan(d, d.gpu, {8192, 8192, 8192, 1, false, false}, misaligned).seconds >
+        2 * gpu_gemm_plan(d, d.gpu, {8192, 8192, 8192, 1, false, false}, w).seconds);
+}
+
+TEST_CASE("the GPU family prices each math at its own peak and memory passes as streams") {
+  const DeviceSpec d = h200_with_gpu_family();
+  const GpuComputeModel model(d);
+  const Kernel f32 = gemm_kernel(Phase::forward, {8192, 8192, 8192, 1, false, false}, DType::f32);
+  const Kernel bf16 = gemm_kernel(Phase::forward, {8192, 8192, 8192, 1, false, false}, DType::bf16);
+  CHECK(model.math(f32, {}) == GpuMath::fp32);
+  CHECK(model.math(f32, {true}) == GpuMath::tf32);
+  CHECK(model.math(bf16, {}) == GpuMath::half);
+  const double fp32 = model.seconds(f32, {}), tf32 = model.seconds(f32, {true}), half = model.seconds(bf16, {});
+  CHECK(fp32 > 4 * tf32);
+  CHECK(tf32 > 1.5 * half);
+  // A large bf16 GEMM lands between the k-loop's rate and the datasheet's peak.
+  CHECK(bf16.flops / half < d.peak_flops.at(MathMode::bf16_tensor));
+  CHECK(bf16.flops / half > 0.3 * d.peak_flops.at(MathMode::bf16_tensor));
+  Kernel copy;
+  copy.cls = KernelClass::copy;
+  copy.bytes_read = copy.bytes_written = 1 << 28;
+  const double t = model.seconds(copy, {});
+  CHECK(t == Approx(d.gpu.pass_min_s + 2.0 * (1 << 28) / (d.memory_bandwidth * d.gpu.dram_efficiency)));
+}
+
+TEST_CASE("the GPU section reads back what it writes and names bad fields") {
+  GpuKernelParams p;
+  p.enabled = true;
+  p.generation = GpuGeneration::ampere;
+  p.kernel_min_s = 4.5e-6;
+  p.math[static_cast<int>(GpuMath::tf32)].max_efficiency = 0.61;
+  p.math[static_cast<int>(GpuMath::half)].misaligned_efficiency = {0.9, 0.4, 0.2};
+  p.conv[1].efficiency = 0.7;
+  p.pass_efficiency["softmax"] = 0.5;
+  p.residual_sigma["gemm"] = 0.1;
+  p.shared_sigma["gemm"] = 0.02;
+  const GpuKernelParams q = read_gpu_section(gpu_section(p), "test");
+  CHECK(q.enabled);
+  CHECK(q.generation == GpuGeneration::ampere);
+  CHECK(q.kernel_min_s == p.kernel_min_s);
+  CHECK(q.math[static_cast<int>(GpuMath::tf32)].max_efficiency == 0.61);
+  CHECK(q.math[static_cast<int>(GpuMath::half)].misaligned_efficiency == p.math[static_cast<int>(GpuMath::half)].misaligned_efficiency);
+  CHECK(q.conv[1].efficiency == 0.7);
+  CHECK(q.pass_efficiency.at("softmax") == 0.5);
+  CHECK(q.shared_sigma.at("gemm") == 0.02);
+  nlohmann::json bad = gpu_section(p);
+  bad["generation"] = "pascal";
+  CHECK_THROWS_WITH(read_gpu_section(bad, "f.json: device.efficiency.gpu"), Catch::Contains("generation") && Catch::Contains("f.json"));
+  bad = gpu_section(p);
+  bad["math"]["half"]["max_efficiency"] = 1.5;
+  CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("math.half") && Catch::Contains("max_efficiency"));
+  bad = gpu_section(p);
+  bad["shared_sigma"]["gemm"] = 0.5;
+  CHECK_THROWS_AS(read_gpu_section(bad, "f.json"), InputError);
+  bad = gpu_section(p);
+  bad["tiles"] = 3;
+  CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("tiles"));
+}
