@@ -17,6 +17,7 @@
 
 #include "calibration/fit_sections.h"
 #include "core/common/error.h"
+#include "core/common/output_file.h"
 #include "core/common/format.h"
 #include "core/common/json_reader.h"
 #include "fitting/comm/comm_fit.h"
@@ -287,7 +288,7 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
   fit_ddp_overhead(log, fitted.ddp_steps, profile, sources);
   const std::optional<double> rms = fit_step_spread(log, o, profile, fitted.timed);
   if (!o.plots.empty()) {
-    std::ofstream(o.plots + "/fit_report.json") << report.dump(2) << "\n";
+    write_json_file(o.plots + "/fit_report.json", "fit report", report);
     points.close();
     held_out.close();
   }

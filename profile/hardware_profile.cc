@@ -29,6 +29,10 @@ namespace {
 
 using nlohmann::json;
 
+// The least a bandwidth (bytes/s) or a peak (FLOP/s) may be: far below any device, yet enough
+// that no size divided by it comes out infinite.
+constexpr double kMinRate = 1.0;
+
 constexpr std::array<std::pair<MathMode, const char*>, 8> kModes{{
     {MathMode::fp64, "fp64"}, {MathMode::fp64_tensor, "fp64_tensor"}, {MathMode::fp32, "fp32"},
     {MathMode::tf32_tensor, "tf32_tensor"}, {MathMode::fp16, "fp16"}, {MathMode::fp16_tensor, "fp16_tensor"},
@@ -110,7 +114,7 @@ LinkSpec read_link(const json& j, const std::string& where) {
   JsonObjectReader r(j, where);
   LinkSpec l;
   l.kind = r.text("kind");
-  l.bandwidth = r.positive("bandwidth");
+  l.bandwidth = r.positive("bandwidth", kMinRate);
   l.latency_s = r.real("latency_s", std::nullopt);
   if (l.latency_s < 0) r.fail("latency_s", "must not be negative");
   r.check_unknown();
@@ -125,11 +129,11 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   d.model = r.text("model");
   JsonObjectReader peaks(r.at("peak_flops"), where + ": peak_flops");
   for (const auto& [mode, name] : kModes)
-    if (peaks.has(name)) d.peak_flops[mode] = peaks.positive(name);
+    if (peaks.has(name)) d.peak_flops[mode] = peaks.positive(name, kMinRate);
   peaks.check_unknown();
   if (!d.peak_flops.count(MathMode::fp32)) peaks.fail("fp32", "is required");
-  d.memory_bandwidth = r.positive("memory_bandwidth");
-  d.memory_bytes = r.positive("memory_bytes");
+  d.memory_bandwidth = r.positive("memory_bandwidth", kMinRate);
+  d.memory_bytes = r.positive("memory_bytes", 1.0);
   d.multiprocessors = r.integer("multiprocessors", std::nullopt);
   if (d.multiprocessors <= 0) r.fail("multiprocessors", "must be positive");
   d.launch_overhead_s = r.real("launch_overhead_s", std::nullopt);
@@ -282,8 +286,9 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
   p.device = read_device(r.at("device"), source + ": device");
   {
     JsonObjectReader n(r.at("node"), source + ": node");
-    p.node.devices = static_cast<int>(n.integer("devices", std::nullopt));
-    if (p.node.devices <= 0) n.fail("devices", "must be positive");
+    const std::int64_t devices = n.integer("devices", std::nullopt);
+    if (devices <= 0 || devices > kMaxRanks) n.fail("devices", "must be in [1, " + std::to_string(kMaxRanks) + "], is " + std::to_string(devices));
+    p.node.devices = static_cast<int>(devices);
     p.node.intra = read_link(n.at("intra"), source + ": node.intra");
     n.check_unknown();
   }

@@ -182,6 +182,11 @@ struct LinkSpec {
   double latency_s = 0;
 };
 
+/// The most processes (devices, ranks) dnnperf prices: 2^24, some 16.8 million, a hundred times
+/// the largest machines built. Counts are checked against it where they enter (profiles, --nodes,
+/// --procs), so that rank arithmetic stays within int and no per-step loop of a collective runs long.
+inline constexpr std::int64_t kMaxRanks = std::int64_t{1} << 24;
+
 struct NodeSpec {
   int devices = 1;
   LinkSpec intra;  // between devices of one node (NVLink/NVSwitch, PCIe)

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/output_file.h"
 #include "core/graph/op_kind.h"
 #include "profile/fitted_sections.h"
 #include "profile/gpu_section.h"
@@ -111,18 +112,7 @@ json hardware_profile_to_json(const HardwareProfile& p) {
 }
 
 void write_hardware_profile(const HardwareProfile& profile, const std::string& path) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path partial = target.string() + ".partial";
-  {
-    std::ofstream out(partial);
-    if (!out) throw InputError(path + ": cannot write the profile (cannot create " + partial.string() + ")");
-    out << hardware_profile_to_json(profile).dump(2) << "\n";
-    out.close();
-    if (!out) throw InputError(path + ": writing the profile failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(partial, target, ec);
-  if (ec) throw InputError(path + ": cannot put the profile in place: " + ec.message());
+  write_json_file(path, "profile", hardware_profile_to_json(profile));
 }
 
 }  // namespace dnnperf

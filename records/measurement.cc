@@ -7,9 +7,12 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <limits>
 
 #include "records/machine.h"
+#include "core/common/input_file.h"
 #include "core/common/error.h"
+#include "core/common/json_reader.h"
 
 namespace dnnperf::bench {
 
@@ -65,6 +68,14 @@ Record Record::from_json(const json& j, const std::string& where) {
   r.op = text("op");
   r.params = need("params");
   if (!r.params.is_object()) throw InputError(where + ": field 'params' must be an object");
+  // Every number a kernel or a message is described by is a size, a count or a stride: one that
+  // is negative or past int64 would be fitted as if it were real.
+  for (auto it = r.params.begin(); it != r.params.end(); ++it) {
+    if (!it->is_number()) continue;
+    const std::string field = where + ": field 'params." + it.key() + "'";
+    if (it->is_number_integer()) json_integer(*it, field);
+    if (!(it->get<double>() >= 0)) throw InputError(field + " must not be negative, is " + it->dump());
+  }
   r.dtype = text("dtype");
   r.algorithm = text("algorithm");
   r.layout = need("layout");
@@ -81,7 +92,10 @@ Record Record::from_json(const json& j, const std::string& where) {
   if (r.status == "ok") {
     const json& s = need("seconds");
     Timing t;
-    t.repetitions = need("repetitions").get<int>();
+    const std::int64_t repetitions = json_integer(need("repetitions"), where + ": field 'repetitions'");
+    if (repetitions <= 0 || repetitions > std::numeric_limits<int>::max())
+      throw InputError(where + ": field 'repetitions' must be in [1, " + std::to_string(std::numeric_limits<int>::max()) + "], is " + std::to_string(repetitions));
+    t.repetitions = static_cast<int>(repetitions);
     for (const char* k : {"median", "min", "max", "stddev"})
       if (!s.contains(k) || !s[k].is_number()) throw InputError(where + ": field 'seconds." + std::string(k) + "' must be a number");
     t.median = s["median"];
@@ -126,8 +140,7 @@ json run_context(const json& libraries) {
 }
 
 std::vector<Record> read_records(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the measurement file");
+  std::ifstream in = open_input_file(path, "measurement file");
   std::vector<Record> records;
   std::string line;
   int number = 0;
@@ -138,10 +151,10 @@ std::vector<Record> read_records(const std::string& path) {
     const std::string where = path + ":" + std::to_string(number);
     json j;
     try {
-      j = json::parse(line);
-    } catch (const json::parse_error&) {
+      j = parse_json(line, where);
+    } catch (const InputError&) {
       if (in.peek() == EOF) break;  // a last line cut short by an interrupted run
-      throw InputError(where + ": not a JSON line");
+      throw;
     }
     const std::string type = j.value("type", "");
     if (type == "context") {

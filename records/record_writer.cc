@@ -8,12 +8,16 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/json_reader.h"
 
 namespace dnnperf::bench {
 
 RecordWriter::RecordWriter(const std::string& path, bool resume, const nlohmann::json& context) : path_(path) {
   namespace fs = std::filesystem;
-  if (fs::exists(path) && fs::file_size(path) > 0) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory; name a file for the records");
+  // Only a regular file holds records to resume; a device (/dev/null, /dev/full) is written to.
+  if (fs::is_regular_file(path, ec) && fs::file_size(path) > 0) {
     if (!resume) throw InputError(path + ": exists already; pass --resume to continue it, or choose another output");
     // Keep every complete line; drop a last line an interrupted run left unfinished.
     std::ifstream in(path);
@@ -24,8 +28,8 @@ RecordWriter::RecordWriter(const std::string& path, bool resume, const nlohmann:
       const bool complete = !in.eof();  // getline stopped at a newline
       nlohmann::json j;
       try {
-        j = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::parse_error&) {
+        j = parse_json(line, path + ":" + std::to_string(number));
+      } catch (const InputError&) {
         if (!complete) break;
         throw InputError(path + ":" + std::to_string(number) + ": not a JSON line; the file is not a measurement file");
       }

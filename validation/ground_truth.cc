@@ -10,22 +10,22 @@
 
 #include "core/common/dtype.h"
 #include "core/common/error.h"
+#include "core/common/json_reader.h"
 #include "records/kernel_record.h"
 #include "profile/cpu_identity.h"
 #include "profile/fitted_sections.h"
 #include "networks/import/network_loader.h"
+#include "networks/zoo/zoo.h"
 #include "predictor/prediction/predict.h"
 
 namespace dnnperf {
 namespace {
 
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read");
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not a torch_train.py result: " + e.what());
+    return read_json_file(path);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (a torch_train.py result was expected)");
   }
 }
 
@@ -44,15 +44,11 @@ LoadOptions case_load_options(const std::string& network, std::int64_t batch, bo
   load.with_loss = !inference;
   if (is_network_file(network)) return load;
   if (input.empty()) throw InputError("network '" + network + "': no input size");
-  if (is_sequence_model(network))
+  if (is_zoo_sequence_model(network))
     load.sequence = input[0];
   else
     load.image = std::array<std::int64_t, 2>{input[0], input.size() > 1 ? input[1] : input[0]};
   return load;
-}
-
-bool is_sequence_model(const std::string& network) {
-  return network.find("transformer") != std::string::npos || network.find("gpt") != std::string::npos || network.find("bert") != std::string::npos;
 }
 
 StepTimes read_step_times(const nlohmann::json& j, const std::string& path) {
@@ -131,10 +127,10 @@ Drift drift_from_records(const HardwareProfile& hw, const std::string& records) 
   std::string line;
   while (std::getline(in, line)) {
     try {
-      const nlohmann::json r = nlohmann::json::parse(line);
+      const nlohmann::json r = parse_json(line, records);
       if (r.value("type", "") != "record" || r.value("status", "") != "ok") continue;
       retimed.push_back({r.at("op").get<std::string>(), r.at("params"), r.value("dtype", "f32"), r.at("seconds").at("median").get<double>()});
-    } catch (const nlohmann::json::exception&) {
+    } catch (const std::exception&) {  // InputError of the parser, or json's of a field
       continue;  // a line that is no measurement record says nothing of the drift
     }
   }

@@ -21,8 +21,6 @@ namespace dnnperf {
 /// it is, a network file by its file name.
 std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference);
 
-/// Zoo networks sized by tokens (--seq) rather than by an image (--input).
-bool is_sequence_model(const std::string& network);
 
 /// A network given as a file (.json, .onnx) rather than a zoo name.
 bool is_network_file(const std::string& network);

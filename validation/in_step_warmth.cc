@@ -6,7 +6,9 @@
 
 #include "models/compute/profile_model.h"
 #include "models/compute/step_warmth.h"
+#include "core/common/input_file.h"
 #include "core/common/error.h"
+#include "core/common/json_reader.h"
 #include "records/kernel_record.h"
 #include "networks/import/network_loader.h"
 #include "predictor/prediction/predict.h"
@@ -51,8 +53,7 @@ PricedShapes price_convolutions(const Graph& graph, const HardwareProfile& hw, b
 
 InStepWarmth in_step_warmth(const HardwareProfile& fitted, const std::string& file, const std::string& networks_dir, StepNetworks& loaded) {
   if (!fitted.device.step_warmth.enabled()) throw InputError(file + ": the profile has no step warmth to realize (fit it from hot pairs first)");
-  std::ifstream in(file);
-  if (!in) throw InputError(file + ": cannot read (scripts/torch_step_warmth.py's output)");
+  std::ifstream in = open_input_file(file, "file of scripts/torch_step_warmth.py's output");
   InStepWarmth result;
   std::map<std::string, PricedShapes> priced;  // per network, batch and kind
   std::string line;
@@ -60,11 +61,7 @@ InStepWarmth in_step_warmth(const HardwareProfile& fitted, const std::string& fi
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = file + ":" + std::to_string(line_no);
     nlohmann::json r;
-    try {
-      r = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(where + ": not valid JSON (" + e.what() + ")");
-    }
+    r = parse_json(line, where);
     if (!r.is_object() || r.value("type", "") != "step_warmth") continue;
     std::string network;
     std::int64_t batch = 0;

@@ -25,10 +25,13 @@
 #include "records/machine.h"
 #include "core/common/dtype.h"
 #include "core/common/error.h"
+#include "core/common/output_file.h"
+#include "core/common/json_reader.h"
 #include "records/kernel_record.h"
 #include "profile/cpu_identity.h"
 #include "profile/fitted_sections.h"
 #include "networks/import/network_loader.h"
+#include "networks/zoo/zoo.h"
 #include "predictor/prediction/predict.h"
 
 namespace dnnperf::validation {
@@ -150,7 +153,7 @@ Drift machine_drift(const ValidateOptions& o, const HardwareProfile& hw, bool ev
 
 /// The size a zoo network runs at, as torch_train.py records it: [tokens] or [H, W].
 std::vector<std::int64_t> case_input(const ValidateOptions& o, const std::string& network) {
-  if (is_sequence_model(network)) return {o.sequence};
+  if (is_zoo_sequence_model(network)) return {o.sequence};
   return {o.input[0], o.input.size() > 1 ? o.input[1] : o.input[0]};
 }
 
@@ -159,13 +162,12 @@ std::vector<std::int64_t> case_input(const ValidateOptions& o, const std::string
 StepTimes kept_run(const ValidateOptions& o, const std::string& dir, const std::string& network, std::int64_t batch, int procs, int run) {
   StepTimes m;
   const std::string path = dir + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
-  std::ifstream in(path);
-  if (!in) {
+  if (!std::filesystem::exists(path)) {
     m.error = path + ": no measurement for this case";
     return m;
   }
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
+    const nlohmann::json j = read_json_file(path);
     m = read_step_times(j, path);
     // The run must be the case predicted: a file of another size would compare two cases.
     const auto differs = [&](const char* field, const nlohmann::json& expected, const std::string& option) {
@@ -176,7 +178,7 @@ StepTimes kept_run(const ValidateOptions& o, const std::string& dir, const std::
     differs("batch_per_process", batch, "--batch");
     differs("procs", procs, "--procs");
     differs("inference", o.inference, "--inference");
-    if (!is_network_file(network)) differs("input", case_input(o, network), is_sequence_model(network) ? "--seq" : "--input");
+    if (!is_network_file(network)) differs("input", case_input(o, network), is_zoo_sequence_model(network) ? "--seq" : "--input");
   } catch (const std::exception& e) {
     m.error = path + ": not a torch_train.py result: " + e.what();
   }
@@ -210,9 +212,13 @@ StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std
     while (!m.error.empty() && (m.error.back() == '\n' || m.error.back() == '\r')) m.error.pop_back();
     return m;
   }
-  std::ifstream in(out);
-  const nlohmann::json j = nlohmann::json::parse(in);
-  in.close();
+  nlohmann::json j;
+  try {
+    j = read_json_file(out);
+  } catch (const InputError& e) {
+    m.error = std::string("the PyTorch run's result: ") + e.what();
+    return m;
+  }
   if (!o.save_measured.empty()) {
     std::filesystem::create_directories(o.save_measured);
     const std::string kept = o.save_measured + "/" + case_stem(network, batch, procs, o.inference) + "_run" + std::to_string(run) + ".json";
@@ -251,7 +257,7 @@ nlohmann::json run_drift(const HardwareProfile& hw, const Graph& graph, const Ru
 /// where it cannot be drawn (matplotlib missing), never a failure of the validation.
 void draw_plot(std::ostream& notes, const nlohmann::json& result, const std::string& path) {
   const std::string data = path + ".json";
-  std::ofstream(data) << result.dump(2) << "\n";
+  write_json_file(data, "plot's data", result);
   const std::string command = "/usr/bin/python3 '" + std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_validation.py' '" + data + "' -o '" + path + "' >/dev/null 2>&1";
   std::string output;
   if (run_command(command, output) != 0) notes << "note: the plot was not drawn (matplotlib missing?); its data is in " << data << "\n";
@@ -457,7 +463,7 @@ void validate(std::ostream& out, std::ostream& notes, ValidateOptions o) {
     if (failed) throw InputError(std::to_string(failed) + " of " + std::to_string(cases.size()) + " cases failed (marked in the report)");
   };
   if (o.json) {
-    out << result.dump(2) << "\n";
+    print_json(out, result, "validate");
     finish();
     return;
   }

@@ -1,4 +1,5 @@
 #include "apps/dnnperf/bench_command.h"
+#include "apps/dnnperf/cli_style.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -27,6 +28,7 @@ struct Options {
   std::string shapes = "deepbench";
   std::int64_t batch = 32;
   std::string sizes;
+  bool sizes_given = false;  // --sizes "" is an empty list, not the default sweep
   std::string algorithms;
   std::string mpi_algorithm;
   double time_budget = 0;
@@ -48,8 +50,9 @@ bench::GpuBenchOptions gpu_options(const Options& o, const std::string& op) {
   g.resume = o.resume;
   g.progress = !o.quiet;
   if (o.time_budget > 0) g.time_budget_s = o.time_budget;
-  for (const std::string& s : split_list(o.sizes)) g.sizes.push_back(parse_byte_size(s, "--sizes"));
-  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split_list(o.algorithms);
+  if (o.sizes_given)
+    for (const std::string& s : split_list(o.sizes, "--sizes")) g.sizes.push_back(parse_byte_size(s, "--sizes"));
+  g.dtypes = o.algorithms.empty() || o.algorithms == "all" ? std::vector<std::string>{} : split_list(o.algorithms, "--algorithms");
   return g;
 }
 #endif
@@ -93,10 +96,10 @@ int run_comm(const Options& o) {
   c.resume = o.resume;
   c.progress = !o.quiet;
   if (o.time_budget > 0) c.time_budget_s = o.time_budget;
-  if (o.sizes.empty()) c.sizes = bench::default_message_sizes();
+  if (!o.sizes_given) c.sizes = bench::default_message_sizes();
   else
-    for (const std::string& s : split_list(o.sizes)) c.sizes.push_back(parse_byte_size(s, "--sizes"));
-  if (!o.algorithms.empty() && o.algorithms != "all") c.algorithms = split_list(o.algorithms);
+    for (const std::string& s : split_list(o.sizes, "--sizes")) c.sizes.push_back(parse_byte_size(s, "--sizes"));
+  if (!o.algorithms.empty() && o.algorithms != "all") c.algorithms = split_list(o.algorithms, "--algorithms");
   if (!(o.timeout > 0)) throw InputError("--timeout must be positive");
   std::optional<std::string> forced;
   if (!o.mpi_algorithm.empty()) forced = o.mpi_algorithm;
@@ -128,25 +131,27 @@ int run_compute(const Options& o) {
 void add_bench_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   CLI::App* c = app.add_subcommand("bench", "Measure per-operation costs (GPU kernels; MPI communication under mpirun)");
+  c->footer("Examples:\n  dnnperf bench gemm --shapes deepbench -o gemm.jsonl\n  mpirun -np 4 dnnperf bench allreduce --algorithms all -o allreduce.jsonl --resume");
   std::vector<std::string> ops = kComputeOps;
   ops.insert(ops.end(), kCommOps.begin(), kCommOps.end());
   c->add_option("operation", o->op, "gemm, conv, memory, launch (GPU); p2p, allreduce, allgather, reduce-scatter, bcast (MPI)")
       ->required()
       ->check(CLI::IsMember(ops));
-  c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md)");
+  c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md); required unless --list-shapes");
   c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter: gpu measures NCCL over this node's GPUs instead of MPI");
   c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]] or square:N,... (microbench/shapes/shape_sets.h)")->capture_default_str();
-  c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(CLI::PositiveNumber);
-  c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");
+  c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(positive());
+  CLI::Option* sizes = c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");
   c->add_option("--algorithms", o->algorithms,
                 "allreduce: mpi,ring,recursive_doubling,rabenseifner,binomial_tree,hierarchical or all; gemm/conv: dtypes f32,tf32,f16,bf16");
   c->add_option("--mpi-algorithm", o->mpi_algorithm, "force OpenMPI's algorithm for this run (e.g. ring, recursive_doubling, bruck)");
-  c->add_option("--time-budget", o->time_budget, "stop cleanly after this many seconds");
-  c->add_option("--timeout", o->timeout, "seconds one measurement may take before the run is stopped")->capture_default_str();
+  c->add_option("--time-budget", o->time_budget, "stop cleanly after this many seconds")->check(positive());
+  c->add_option("--timeout", o->timeout, "seconds one measurement may take before the run is stopped")->capture_default_str()->check(positive());
   c->add_flag("--resume", o->resume, "continue an existing output file, skipping what it holds");
   c->add_flag("--quiet", o->quiet, "no progress line");
   c->add_flag("--list-shapes", o->list_shapes, "print the --shapes set as JSON ({op, params} per kernel) and measure nothing");
-  c->callback([o, &exit_code] {
+  c->callback([o, sizes, &exit_code] {
+    o->sizes_given = sizes->count() > 0;
     if (o->list_shapes) {
       std::cout << bench::shape_set_json(bench::shape_set(o->shapes, o->batch)).dump() << "\n";
       return;

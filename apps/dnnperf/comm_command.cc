@@ -1,4 +1,5 @@
 #include "apps/dnnperf/comm_command.h"
+#include "apps/dnnperf/cli_style.h"
 
 #include <algorithm>
 #include <iostream>
@@ -8,6 +9,7 @@
 
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "core/common/output_file.h"
 #include "models/comm/allreduce.h"
 #include "models/comm/fitted_comm_model.h"
 #include "profile/hardware_profile.h"
@@ -25,8 +27,8 @@ struct CommOptions {
 };
 
 void run_comm(const CommOptions& o) {
-  if (!(o.bytes > 0)) throw InputError("--bytes must be positive");
-  if (o.procs < 1) throw InputError("--procs must be positive");
+  if (!(o.bytes > 0 && o.bytes < 1e18)) throw InputError("--bytes must be a positive number below 1e18");
+  if (o.procs < 1 || o.procs > kMaxRanks) throw InputError("--procs must be in [1, " + std::to_string(kMaxRanks) + "]");
   if (o.collective != "allreduce") throw InputError("--collective: only allreduce has models in this version");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   nlohmann::json out = {{"collective", o.collective}, {"bytes", o.bytes}, {"procs", o.procs}};
@@ -67,7 +69,7 @@ void run_comm(const CommOptions& o) {
     out.update({{"algorithm", allreduce_name(r.first)}, {"model", "datasheet alpha-beta-gamma"}, {"seconds", r.second}, {"low", r.second}, {"high", r.second}, {"calibrated", false}});
   }
   if (o.json) {
-    std::cout << out.dump(2) << "\n";
+    print_json(std::cout, out, "comm");
     return;
   }
   std::cout << o.collective << " of " << static_cast<long long>(o.bytes) << " bytes over " << o.procs << " processes on " << hw.name
@@ -85,10 +87,11 @@ void run_comm(const CommOptions& o) {
 void add_comm_command(CLI::App& app) {
   auto o = std::make_shared<CommOptions>();
   CLI::App* c = app.add_subcommand("comm", "Predict one collective's time with a (fitted) profile");
+  c->footer("Example:\n  dnnperf comm --hardware a100 --bytes 104857600 --procs 64 --algorithm ring");
   c->add_option("--hardware", o->hardware, "profile: name or path (a fitted one for intervals and 'default')")->capture_default_str();
   c->add_option("--collective", o->collective, "collective")->capture_default_str();
-  c->add_option("--bytes", o->bytes, "message size in bytes")->required();
-  c->add_option("--procs", o->procs, "number of processes")->required();
+  c->add_option("--bytes", o->bytes, "message size in bytes")->required()->check(positive());
+  c->add_option("--procs", o->procs, "number of processes")->required()->check(positive());
   c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, or a library's measured choice: default (MPI's), gloo, nccl")->capture_default_str();
   c->add_flag("--json", o->json, "print one JSON object");
   c->callback([o] { run_comm(*o); });

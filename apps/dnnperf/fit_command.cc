@@ -10,6 +10,7 @@ namespace dnnperf::cli {
 void add_fit_command(CLI::App& app) {
   auto o = std::make_shared<calibration::FitOptions>();
   CLI::App* c = app.add_subcommand("fit", "Fit communication models to measurements; write a calibrated profile and error tables");
+  c->footer("Example:\n  dnnperf fit allreduce.jsonl gemm.jsonl --hardware h200 -o h200-calibrated.json");
   c->add_option("measurements", o->files, "measurement files (JSON Lines from dnnperf bench)")->required();
   c->add_option("--hardware", o->hardware, "base profile to calibrate (name or path)")->capture_default_str();
   c->add_option("-o,--output", o->output, "calibrated profile to write");

@@ -1,4 +1,5 @@
 #include "apps/dnnperf/net_command.h"
+#include "apps/dnnperf/cli_style.h"
 
 #include <iomanip>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/format.h"
+#include "core/common/output_file.h"
 #include "core/analysis/network_summary.h"
 #include "networks/import/network_loader.h"
 #include "core/lowering/lower.h"
@@ -75,7 +77,7 @@ void show(const ShowOptions& o) {
     if (!o.totals_only)
       for (std::size_t i = 0; i < g.ops().size(); ++i) layers.push_back(layer_json(g, g.op(static_cast<int>(i)), s.layers[i]));
     j["layers"] = std::move(layers);
-    std::cout << j.dump(2) << "\n";
+    print_json(std::cout, j, "net show");
     return;
   }
 
@@ -122,10 +124,11 @@ void add_net_command(CLI::App& app) {
 
   auto o = std::make_shared<ShowOptions>();
   CLI::App* show_cmd = net->add_subcommand("show", "Per-layer parameters, FLOPs and activation memory of a network");
+  show_cmd->footer("Examples:\n  dnnperf net show resnet50 -b 32 --summary\n  dnnperf net show gpt:layers=24,hidden=2048,heads=16 --seq 2048 --json");
   show_cmd->add_option("network", o->network, "zoo name or spec (see `net list`), FILE.json or FILE.onnx")->required();
-  show_cmd->add_option("--batch,-b", o->batch, "samples per step (zoo default 1; files keep theirs unless given)")->check(CLI::PositiveNumber);
-  show_cmd->add_option("--input", o->input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(CLI::PositiveNumber);
-  show_cmd->add_option("--seq", o->sequence, "tokens per sample (zoo transformers)")->check(CLI::PositiveNumber);
+  show_cmd->add_option("--batch,-b", o->batch, "samples per step (zoo default 1; files keep theirs unless given)")->check(positive());
+  show_cmd->add_option("--input", o->input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(positive());
+  show_cmd->add_option("--seq", o->sequence, "tokens per sample (zoo transformers)")->check(positive());
   show_cmd->add_flag("--json", o->json, "print one JSON object (totals and layers)");
   show_cmd->add_flag("--totals-only", o->totals_only, "omit the per-layer rows");
   show_cmd->add_flag("--no-loss", o->no_loss, "zoo networks: stop at the logits");

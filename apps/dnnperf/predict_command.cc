@@ -3,10 +3,12 @@
 #include <iostream>
 #include <memory>
 
+#include "apps/dnnperf/cli_style.h"
 #include "apps/dnnperf/prediction_report.h"
 #include "apps/dnnperf/run_options.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "core/common/output_file.h"
 #include "networks/import/network_loader.h"
 #include "predictor/prediction/scaling.h"
 
@@ -14,7 +16,6 @@ namespace dnnperf::cli {
 namespace {
 
 void run_predict(const RunOptions& o, bool summary) {
-  if (o.batch <= 0) throw InputError("--batch must be positive");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   RunConfig config = run_config(o, hw);
   const std::vector<int> nodes = parse_node_counts(o.nodes);
@@ -22,7 +23,7 @@ void run_predict(const RunOptions& o, bool summary) {
   config.plan.nodes = nodes[0];
   const Graph g = load_network(o.network, load_options(o, o.batch));
   const Prediction p = predict(g, hw, config);
-  if (o.json) std::cout << prediction_json(p, g, true).dump(2) << "\n";
+  if (o.json) print_json(std::cout, prediction_json(p, g, true), "predict");
   else {
     print_prediction(std::cout, p, g, summary);
     if (const double f = co_run_factor(hw.device, config.plan.devices_per_node); f != 1.0)
@@ -40,8 +41,9 @@ void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   auto summary = std::make_shared<bool>(false);
   CLI::App* c = app.add_subcommand("predict", "Predict one training iteration (or inference) of a network on a cluster");
+  c->footer("Examples:\n  dnnperf predict -n resnet50 --hardware a100 -b 64 --nodes 4 --summary\n  dnnperf predict -n gpt2 --seq 1024 --hardware h100 -b 8 --dtype bf16 --optimizer adam");
   add_run_options(c, *o);
-  c->add_option("--batch,-b", o->batch, "samples per device")->required();
+  c->add_option("--batch,-b", o->batch, "samples per device")->required()->check(positive());
   c->add_option("--nodes", o->nodes, "number of nodes")->capture_default_str();
   c->add_flag("--summary", *summary, "omit the per-layer table");
   c->callback([o, summary] { run_predict(*o, *summary); });

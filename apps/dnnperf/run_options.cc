@@ -1,4 +1,5 @@
 #include "apps/dnnperf/run_options.h"
+#include "apps/dnnperf/cli_style.h"
 
 #include <algorithm>
 #include <optional>
@@ -10,8 +11,8 @@ namespace dnnperf::cli {
 namespace {
 
 template <typename T>
-T parse_or_fail(std::optional<T> value, const std::string& option, const std::string& text) {
-  if (!value) throw InputError("--" + option + ": unknown value '" + text + "'");
+T parse_or_fail(std::optional<T> value, const std::string& option, const std::string& text, const std::string& choices) {
+  if (!value) throw InputError("--" + option + ": unknown value '" + text + "' (" + choices + ")");
   return *value;
 }
 
@@ -20,29 +21,29 @@ T parse_or_fail(std::optional<T> value, const std::string& option, const std::st
 void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--network,-n", o.network, "zoo name or spec, FILE.json or FILE.onnx")->required();
   c->add_option("--hardware", o.hardware, "hardware profile: short name (v100, a100, a100-40gb, h100, h200, cpu) or a JSON path")->capture_default_str();
-  c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)");
+  c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)")->check(positive());
   c->add_option("--dtype", o.dtype, "fp32, tf32, fp16 or bf16 (the last two: mixed precision with fp32 master weights)")->capture_default_str();
   c->add_option("--optimizer", o.optimizer, "sgd, momentum or adam")->capture_default_str();
   c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best (the cheapest per message), or a library's own measured choice: default (MPI's), gloo, nccl")->capture_default_str();
-  c->add_option("--bucket-mib", o.bucket_mib, "DDP gradient bucket size in MiB")->capture_default_str();
+  c->add_option("--bucket-mib", o.bucket_mib, "DDP gradient bucket size in MiB")->capture_default_str()->check(positive());
   c->add_flag("--no-overlap", o.no_overlap, "one blocking all-reduce after backward (same as --sync end)");
   c->add_option("--sync", o.sync, "gradient all-reduce: bucketed (DDP, overlapping backward), per-layer (blocking) or end (blocking)")->capture_default_str();
-  c->add_option("--dataset-size", o.dataset_size, "samples per epoch, for the epoch time");
+  c->add_option("--dataset-size", o.dataset_size, "samples per epoch, for the epoch time")->check(positive());
   c->add_flag("--inference", o.inference, "predict inference (forward pass) instead of training");
-  c->add_option("--input", o.input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2);
-  c->add_option("--seq", o.sequence, "tokens per sample (zoo transformers)");
+  c->add_option("--input", o.input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(positive());
+  c->add_option("--seq", o.sequence, "tokens per sample (zoo transformers)")->check(positive());
   c->add_flag("--json", o.json, "print one JSON object");
 }
 
 RunConfig run_config(const RunOptions& o, const HardwareProfile& hw) {
   RunConfig c;
-  c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype);
-  c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer);
+  c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype, "fp32, tf32, fp16 or bf16");
+  c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer, "sgd, momentum or adam");
   if (o.allreduce == "default" || is_library_name(o.allreduce))
     c.plan.allreduce_library = o.allreduce == "default" ? "mpi" : o.allreduce;
   else if (o.allreduce != "best")
-    c.plan.allreduce = parse_or_fail(parse_allreduce(o.allreduce), "allreduce", o.allreduce);
-  if (!(o.bucket_mib > 0)) throw InputError("--bucket-mib must be positive, is " + std::to_string(o.bucket_mib));
+    c.plan.allreduce = parse_or_fail(parse_allreduce(o.allreduce), "allreduce", o.allreduce,
+                                      "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, default, gloo or nccl");
   c.plan.bucket_bytes = o.bucket_mib * 1024 * 1024;
   c.plan.first_bucket_bytes = std::min(c.plan.first_bucket_bytes, c.plan.bucket_bytes);
   if (o.sync == "bucketed") c.plan.sync = GradientSync::bucketed;
@@ -50,9 +51,8 @@ RunConfig run_config(const RunOptions& o, const HardwareProfile& hw) {
   else if (o.sync == "end") c.plan.sync = GradientSync::at_end;
   else throw InputError("--sync: unknown value '" + o.sync + "' (bucketed, per-layer or end)");
   if (o.no_overlap) c.plan.sync = GradientSync::at_end;
+  // 0 stands for "not given": the options' checks refuse a 0 or a negative from the command line.
   c.plan.devices_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : hw.node.devices;
-  if (o.gpus_per_node < 0) throw InputError("--gpus-per-node must be positive");
-  if (o.dataset_size < 0) throw InputError("--dataset-size must be positive");
   if (o.dataset_size > 0) c.dataset_size = o.dataset_size;
   c.inference = o.inference;
   return c;

@@ -10,10 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/dnnperf/cli_style.h"
 #include "apps/dnnperf/prediction_report.h"
 #include "apps/dnnperf/run_options.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "core/common/output_file.h"
 #include "core/common/table.h"
 #include "networks/import/network_loader.h"
 #include "predictor/prediction/scaling.h"
@@ -22,7 +24,6 @@ namespace dnnperf::cli {
 namespace {
 
 void run_scale(const RunOptions& o, const std::string& scaling_name, const std::string& csv_path) {
-  if (o.batch <= 0) throw InputError("--batch must be positive");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   const RunConfig config = run_config(o, hw);
   const std::vector<int> nodes = parse_node_counts(o.nodes);
@@ -35,8 +36,6 @@ void run_scale(const RunOptions& o, const std::string& scaling_name, const std::
   const Graph g = load_network(o.network, load_options(o, points.front().prediction.batch_per_device));
 
   if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    if (!csv) throw InputError(csv_path + ": cannot write the CSV file");
     Table t;
     for (const char* column : {"nodes", "devices", "batch_per_device", "global_batch", "iteration_s", "samples_per_s", "speedup", "efficiency",
                                "compute_s", "comm_s", "comm_exposed_s", "memory_per_device_bytes", "fits_in_memory", "sync_wait"})
@@ -48,9 +47,7 @@ void run_scale(const RunOptions& o, const std::string& scaling_name, const std::
              full(p.samples_per_s), full(s.speedup), full(s.efficiency), full(p.compute_s), full(p.comm_s), full(p.comm_exposed_s),
              full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait)});
     }
-    t.print_csv(csv);
-    csv.close();
-    if (!csv) throw InputError(csv_path + ": writing the CSV file failed");
+    write_file_atomically(csv_path, "CSV file", [&](std::ostream& csv) { t.print_csv(csv); });
   }
   if (o.json) {
     nlohmann::json j;
@@ -64,7 +61,7 @@ void run_scale(const RunOptions& o, const std::string& scaling_name, const std::
       point["efficiency"] = s.efficiency;
       j["points"].push_back(std::move(point));
     }
-    std::cout << j.dump(2) << "\n";
+    print_json(std::cout, j, "scale");
     return;
   }
   const Prediction& first = points.front().prediction;
@@ -102,8 +99,9 @@ void add_scale_command(CLI::App& app) {
   auto scaling = std::make_shared<std::string>("weak");
   auto csv = std::make_shared<std::string>();
   CLI::App* c = app.add_subcommand("scale", "Predict how training throughput scales over node counts");
+  c->footer("Example:\n  dnnperf scale -n resnet50 --hardware a100 -b 64 --nodes 1..1024 --csv resnet50.csv");
   add_run_options(c, *o);
-  c->add_option("--batch,-b", o->batch, "samples per device (weak) or in total (strong)")->required();
+  c->add_option("--batch,-b", o->batch, "samples per device (weak) or in total (strong)")->required()->check(positive());
   c->add_option("--nodes", o->nodes, "node counts: a list 1,2,8, a range of powers of two 1..4096, or A..B:STEP")->capture_default_str();
   c->add_option("--scaling", *scaling, "weak (fixed batch per device) or strong (fixed global batch)")->capture_default_str();
   c->add_option("--csv", *csv, "also write the points to this CSV file");

@@ -3,11 +3,14 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "core/common/format.h"
 #include "core/common/error.h"
+#include "core/common/output_file.h"
+#include "apps/dnnperf/cli_style.h"
 #include "apps/dnnperf/schedule_report.h"
 #include "networks/import/network_loader.h"
 #include "scheduler/bounds.h"
@@ -61,7 +64,7 @@ void run(const Options& o) {
   if (!(o.time_limit > 0)) throw InputError("--time-limit must be positive");
   if (o.batch <= 0) throw InputError("--batch must be positive");
   const auto precision = parse_precision(o.dtype);
-  if (!precision) throw InputError("--dtype: unknown value '" + o.dtype + "'");
+  if (!precision) throw InputError("--dtype: unknown value '" + o.dtype + "' (fp32, tf32, fp16 or bf16)");
 
   const Platform platform = load_platform(o.platform);
   LoadOptions load;
@@ -73,6 +76,13 @@ void run(const Options& o) {
   TaskGraph tasks = build_task_graph(graph, platform, {.precision = *precision});
   const int ops = tasks.size();
   if (o.coarsen > 0) coarsen(tasks, o.coarsen);
+  // Every device keeps room for the largest activation (weight_capacity); one that cannot is no
+  // place for any task, and a platform that names it is wrong, not a schedule to search.
+  for (int d = 0; d < platform.size(); ++d)
+    if (weight_capacity(tasks, platform, d) < 0)
+      throw InputError(o.platform + ": device '" + platform.devices[static_cast<std::size_t>(d)].name + "' has " +
+                       mebibytes(platform.devices[static_cast<std::size_t>(d)].memory_bytes) + " MiB of memory (memory_bytes), less than network '" +
+                       graph.name() + "''s largest activation needs; give it more or leave it out");
   double weights = 0, room = 0;
   for (const TaskNode& t : tasks.tasks) weights += t.weight_bytes;
   for (int d = 0; d < platform.size(); ++d) room += std::max(0.0, weight_capacity(tasks, platform, d));
@@ -99,12 +109,9 @@ void run(const Options& o) {
   const std::vector<Schedule> results = schedule_methods(tasks, platform, objective, methods, mo);
 
   const std::vector<std::vector<std::string>> problems = check_schedules(tasks, platform, results);
-  const nlohmann::json doc = schedule_document(graph, platform, tasks, ops, o.objective, o.batch, bound, lb, results, problems);
-  write_schedule_files(doc, o.output, o.gantt);
-  if (o.json) std::cout << doc.dump(1) << "\n";
-  else print_schedules(std::cout, graph.name(), o.batch, ops, tasks, platform, o.objective, objective, bound, lb, results, problems);
   // A method whose schedule the checker rejects has a bug: name it and its violations, and keep
-  // the others' results; fail only when no method produced a valid schedule.
+  // the others' results; fail only when no method produced a valid schedule, and then write
+  // nothing (an -o file from an earlier run stays as it was).
   std::string invalid;
   bool any_valid = false;
   for (std::size_t k = 0; k < results.size(); ++k) {
@@ -115,10 +122,13 @@ void run(const Options& o) {
     invalid += (invalid.empty() ? "" : ", ") + results[k].method;
     for (const std::string& v : problems[k]) std::cerr << "dnnperf: invalid schedule: " << v << "\n";
   }
-  if (invalid.empty()) return;
-  const std::string what = "method " + invalid + " produced an invalid schedule (a bug: please report it with this command)";
-  if (!any_valid) throw InputError(what);
-  std::cerr << "dnnperf: warning: " << what << "; the other methods' schedules are valid\n";
+  const std::string what = "method " + invalid + " produced an invalid schedule";
+  if (!invalid.empty() && !any_valid) throw std::logic_error(what);  // an internal error: exit 3, asking for a report
+  const nlohmann::json doc = schedule_document(graph, platform, tasks, ops, o.objective, o.batch, bound, lb, results, problems);
+  write_schedule_files(doc, o.output, o.gantt);
+  if (o.json) print_json(std::cout, doc, "schedule", 1);
+  else print_schedules(std::cout, graph.name(), o.batch, ops, tasks, platform, o.objective, objective, bound, lb, results, problems);
+  if (!invalid.empty()) std::cerr << "dnnperf: warning: " << what << " (a bug: please report it with this command); the other methods' schedules are valid\n";
 }
 
 }  // namespace
@@ -126,21 +136,22 @@ void run(const Options& o) {
 void add_schedule_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* c = app.add_subcommand("schedule", "Map a network's operators onto a platform of mixed devices and servers");
+  c->footer("Example:\n  dnnperf schedule -n resnet18 --platform data/platforms/cpu-v100-a100.json --method all");
   c->add_option("--network,-n", o->network, "zoo name or spec, FILE.json or FILE.onnx")->required();
   c->add_option("--platform", o->platform, "platform file (docs/platform-format.md; data/platforms/)")->required();
   c->add_option("--objective", o->objective, "latency (one inference) or throughput (pipelined)")->capture_default_str();
   c->add_option("--method", o->methods, "milp, split, heft, cpop, greedy, single, a comma list, or all")->capture_default_str();
-  c->add_option("--time-limit", o->time_limit, "seconds for the MILP, and for all of split's modules together")->capture_default_str();
-  c->add_option("--module-tasks", o->module_tasks, "split: the most tasks per module (default: 12, or 6 above 150 tasks)");
-  c->add_option("--module-time-limit", o->module_time_limit, "split: the most seconds for one module's program")->capture_default_str();
+  c->add_option("--time-limit", o->time_limit, "seconds for the MILP, and for all of split's modules together")->capture_default_str()->check(positive());
+  c->add_option("--module-tasks", o->module_tasks, "split: the most tasks per module (default: 12, or 6 above 150 tasks)")->check(positive());
+  c->add_option("--module-time-limit", o->module_time_limit, "split: the most seconds for one module's program")->capture_default_str()->check(positive());
   c->add_option("--split-passes", o->split_passes, "split: passes over the graph, each with shifted module boundaries (default: 2, or 1 above 150 tasks)")
       ->check(CLI::Range(1, 16));
-  c->add_option("--module-gap", o->module_gap, "split: a module's search stops within this fraction of its bound")->capture_default_str();
-  c->add_option("--coarsen", o->coarsen, "fuse chains of ops until at most this many tasks remain (0: keep every op)")->capture_default_str();
+  c->add_option("--module-gap", o->module_gap, "split: a module's search stops within this fraction of its bound")->capture_default_str()->check(non_negative());
+  c->add_option("--coarsen", o->coarsen, "fuse chains of ops until at most this many tasks remain (0: keep every op)")->capture_default_str()->check(non_negative());
   c->add_flag("--no-groups", o->no_groups, "never run two independent tasks together on one device");
-  c->add_option("--batch", o->batch, "samples per inference")->capture_default_str();
-  c->add_option("--input", o->input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2);
-  c->add_option("--seq", o->sequence, "tokens per sample (zoo transformers)");
+  c->add_option("--batch", o->batch, "samples per inference")->capture_default_str()->check(positive());
+  c->add_option("--input", o->input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(positive());
+  c->add_option("--seq", o->sequence, "tokens per sample (zoo transformers)")->check(positive());
   c->add_option("--dtype", o->dtype, "fp32, tf32, fp16 or bf16")->capture_default_str();
   c->add_flag("--json", o->json, "print one JSON object with every method's placements");
   c->add_option("--output,-o", o->output, "also write that JSON to FILE");

@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <stdexcept>
 
 #include "core/common/error.h"
+#include "core/common/output_file.h"
 #include "core/common/format.h"
 #include "core/common/table.h"
 #include "scheduler/milp_schedule.h"
@@ -108,9 +110,7 @@ nlohmann::json schedule_document(const Graph& graph, const Platform& platform, c
 void write_schedule_files(const nlohmann::json& doc, const std::string& output, const std::string& gantt) {
   if (!output.empty() || !gantt.empty()) {
     const std::string path = output.empty() ? gantt + ".json" : output;
-    std::ofstream out(path);
-    out << doc.dump(1) << "\n";
-    if (!out) throw InputError(path + ": cannot write the schedule");
+    write_json_file(path, "schedule", doc, 1);
     if (!gantt.empty()) {
       const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/plot_gantt.py";
       const std::string cmd = "/usr/bin/python3 '" + script + "' '" + path + "' -o '" + gantt + "'";
@@ -193,13 +193,10 @@ void run_symmetric(std::ostream& out, const TaskGraph& tasks, const Platform& pl
     all_valid = all_valid && problems.empty();
     doc["methods"].push_back(schedule_json(s, problem.graph, problem.platform, lb, problems));
   }
-  if (!output.empty()) {
-    std::ofstream file(output);
-    file << doc.dump(1) << "\n";
-    if (!file) throw InputError(output + ": cannot write the schedule");
-  }
+  if (!all_valid) throw std::logic_error("a method produced an invalid schedule");  // an internal error: exit 3; nothing written
+  if (!output.empty()) write_json_file(output, "schedule", doc, 1);
   if (json) {
-    out << doc.dump(1) << "\n";
+    print_json(out, doc, "schedule", 1);
   } else {
     out << "schedule: " << tasks.network << " as " << layers.layers.size() << " identical layers (+ " << layers.prefix.size() << " prefix and "
               << layers.suffix.size() << " suffix tasks) on " << platform.name << " (" << platform.servers << " servers, " << platform.size() << " devices), "
@@ -226,7 +223,6 @@ void run_symmetric(std::ostream& out, const TaskGraph& tasks, const Platform& pl
       out << std::setw(10) << fixed(s.solve_s, 3) << " s  " << s.status << "\n";
     }
   }
-  if (!all_valid) throw InputError("a method produced an invalid schedule (a bug: please report it with this command)");
 }
 
 }  // namespace dnnperf::cli

@@ -10,6 +10,7 @@
 #include "core/common/format.h"
 #include "fitting/compute/compute_score.h"
 #include "core/common/error.h"
+#include "core/common/output_file.h"
 #include "records/kernel_record.h"
 #include "profile/hardware_profile.h"
 
@@ -30,8 +31,7 @@ void run_score(const ScoreOptions& o) {
   std::vector<fitting::ScoredKernel> kernels;
   const std::vector<fitting::ClassScore> scores = fitting::score_compute(profile, data, &kernels);
   if (!o.points.empty()) {
-    std::ofstream out(o.points);
-    if (!out) throw InputError(o.points + ": cannot write");
+    write_file_atomically(o.points, "points", [&](std::ostream& out) {
     out << "class,priced_by,op,params,flops,bytes,measured_s,predicted_s,low_s,high_s\n";
     for (const fitting::ScoredKernel& k : kernels) {
       const fitting::ComputeSample& s = *k.sample;
@@ -47,6 +47,7 @@ void run_score(const ScoreOptions& o) {
           << s.kernel.bytes_read + s.kernel.bytes_written << "," << s.seconds << "," << k.predicted_seconds << "," << k.low << ","
           << k.high << "\n";
     }
+    });
   }
   if (o.json) {
     nlohmann::json out = {{"hardware", profile.name}, {"host", data.host}, {"device", data.device}};
@@ -57,7 +58,7 @@ void run_score(const ScoreOptions& o) {
                                 {"mape", s.errors.mape}, {"median", s.errors.median}, {"p90", s.errors.p90}, {"weighted", s.errors.weighted},
                                 {"coverage", s.errors.coverage}, {"measured_s", s.measured_seconds},
                                 {"predicted_s", s.predicted_seconds}});
-    std::cout << out.dump(2) << "\n";
+    print_json(std::cout, out, "score");
     return;
   }
   int duplicates = 0;  // the same shape in several networks' files: scored once
@@ -85,6 +86,7 @@ void add_score_command(CLI::App& app) {
   auto o = std::make_shared<ScoreOptions>();
   CLI::App* c = app.add_subcommand(
       "score", "Price measured kernels with a profile; errors and time-weighted bias per kernel class, on data the fit did not see");
+  c->footer("Example:\n  dnnperf score --hardware h200 gemm.jsonl conv.jsonl --points scored.csv");
   c->add_option("measurements", o->files, "measurement files (JSON Lines from dnnperf bench or scripts/torch_bench.py)")->required();
   c->add_option("--hardware", o->hardware, "profile to score: name or path")->required();
   c->add_flag("--json", o->json, "print one JSON object");

@@ -1,4 +1,5 @@
 #include "apps/dnnperf/validate_command.h"
+#include "apps/dnnperf/cli_style.h"
 
 #include <iostream>
 #include <memory>
@@ -10,15 +11,16 @@ namespace dnnperf::cli {
 void add_validate_command(CLI::App& app) {
   auto o = std::make_shared<validation::ValidateOptions>();
   CLI::App* c = app.add_subcommand("validate", "Compare predictions with real PyTorch training iterations or inferences");
+  c->footer("Example:\n  dnnperf validate --hardware cpu --networks resnet18 --batch 8,16 --procs 1,2");
   c->add_option("--hardware", o->hardware, "profile (name or path): a calibrated one for this machine")->capture_default_str();
   c->add_option("--networks", o->networks, "zoo networks (torchvision CNNs, transformer_encoder)")->delimiter(',')->required();
-  c->add_option("--batch", o->batches, "batches per process")->delimiter(',')->required()->check(CLI::PositiveNumber);
-  c->add_option("--procs", o->procs, "data-parallel processes (DDP with gloo)")->delimiter(',')->check(CLI::PositiveNumber);
-  c->add_option("--input", o->input, "image size H,W")->delimiter(',')->expected(1, 2);
-  c->add_option("--seq", o->sequence, "tokens per sample for transformers")->capture_default_str();
-  c->add_option("--iterations", o->iterations, "timed iterations per run (two runs per case)")->capture_default_str();
+  c->add_option("--batch", o->batches, "batches per process")->delimiter(',')->required()->check(positive());
+  c->add_option("--procs", o->procs, "data-parallel processes (DDP with gloo)")->delimiter(',')->check(positive());
+  c->add_option("--input", o->input, "image size H,W")->delimiter(',')->expected(1, 2)->check(positive());
+  c->add_option("--seq", o->sequence, "tokens per sample for transformers")->capture_default_str()->check(positive());
+  c->add_option("--iterations", o->iterations, "timed iterations per run (two runs per case)")->capture_default_str()->check(positive());
   c->add_flag("--inference", o->inference, "validate inference instead of training");
-  c->add_option("--timeout", o->timeout, "seconds one ground-truth run may take")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--timeout", o->timeout, "seconds one ground-truth run may take")->capture_default_str()->check(positive());
   c->add_flag("--json", o->json, "print one JSON object");
   c->add_option("--measured", o->measured, "use ground truth measured elsewhere (scripts/gpu_validate.sh or --save-measured write DIR) instead of running PyTorch here");
   c->add_option("--save-measured", o->save_measured, "also keep the ground truth measured here in DIR, for judging other profiles on the same runs (--measured DIR)")

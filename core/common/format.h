@@ -8,7 +8,8 @@ namespace dnnperf {
 
 /// 25557032 -> "25,557,032".
 std::string with_commas(std::int64_t value);
-/// Fixed-point with `digits` decimals.
+/// Fixed-point with `digits` decimals. fixed() and significant() throw InputError for an inf or
+/// NaN: no non-finite figure reaches an output.
 std::string fixed(double value, int digits);
 /// `digits` significant digits, as std::ostream's default (general) notation writes them: for
 /// files that keep full figures (CSV).

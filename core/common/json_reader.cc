@@ -1,21 +1,53 @@
 #include "core/common/json_reader.h"
 
 #include <fstream>
+#include <limits>
+#include <sstream>
+#include <unordered_set>
+#include <vector>
 
 #include "core/common/error.h"
+#include "core/common/input_file.h"
 
 namespace dnnperf {
 
 using nlohmann::json;
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
+  std::ifstream in = open_input_file(path, "JSON file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": cannot read the JSON file");
+  return parse_json(text.str(), path);
+}
+
+json parse_json(std::string_view text, const std::string& where) {
+  // The keys seen so far in each object being parsed, innermost last: a key given twice in one
+  // object is an error here, where nlohmann would keep the last one without a word.
+  std::vector<std::unordered_set<std::string>> keys;
+  const json::parser_callback_t check_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      keys.pop_back();
+    } else if (event == json::parse_event_t::key) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (!keys.back().insert(key).second) throw InputError(where + ": key '" + key + "' appears twice in one object");
+    }
+    return true;
+  };
   try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
+    return json::parse(text, check_keys);
+  } catch (const json::exception& e) {  // bad syntax, and numbers beyond a double's range (out_of_range)
+    throw InputError(where + ": not valid JSON: " + e.what());
   }
+}
+
+std::int64_t json_integer(const json& value, const std::string& where) {
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw InputError(where + " is " + value.dump() + ", beyond a 64-bit integer");
+  if (!value.is_number_integer()) throw InputError(where + " must be an integer, is " + value.dump());
+  return value.get<std::int64_t>();
 }
 
 JsonObjectReader::JsonObjectReader(const json& object, std::string where) : object_(object), where_(std::move(where)) {
@@ -41,9 +73,7 @@ std::int64_t JsonObjectReader::integer(const std::string& key, std::optional<std
     if (!fallback) fail(key, "is required");
     return *fallback;
   }
-  const json& v = object_.at(key);
-  if (!v.is_number_integer()) fail(key, "must be an integer, is " + v.dump());
-  return v.get<std::int64_t>();
+  return json_integer(object_.at(key), where_ + ": field '" + key + "'");
 }
 
 double JsonObjectReader::real(const std::string& key, std::optional<double> fallback) {
@@ -56,9 +86,14 @@ double JsonObjectReader::real(const std::string& key, std::optional<double> fall
   return v.get<double>();
 }
 
-double JsonObjectReader::positive(const std::string& key) {
+double JsonObjectReader::positive(const std::string& key, double min) {
   const double v = real(key, std::nullopt);
   if (!(v > 0)) fail(key, "must be positive, is " + object_.at(key).dump());
+  if (v < min) {
+    std::ostringstream bound;
+    bound << min;
+    fail(key, "is " + object_.at(key).dump() + ", below the least it may be (" + bound.str() + ")");
+  }
   return v;
 }
 
@@ -85,12 +120,13 @@ std::vector<std::int64_t> JsonObjectReader::integers(const std::string& key, boo
     return {};
   }
   const json& v = object_.at(key);
-  if (v.is_number_integer()) return {v.get<std::int64_t>()};
+  const std::string field = where_ + ": field '" + key + "'";
+  if (v.is_number_integer()) return {json_integer(v, field)};
   if (!v.is_array()) fail(key, "must be an integer or a list of integers, is " + v.dump());
   std::vector<std::int64_t> out;
   for (const json& e : v) {
     if (!e.is_number_integer()) fail(key, "must hold integers only, is " + v.dump());
-    out.push_back(e.get<std::int64_t>());
+    out.push_back(json_integer(e, field));
   }
   return out;
 }

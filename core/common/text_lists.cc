@@ -7,12 +7,14 @@
 
 namespace dnnperf {
 
-std::vector<std::string> split_list(std::string_view text, char separator) {
+std::vector<std::string> split_list(std::string_view text, const std::string& option, char separator) {
+  if (text.empty()) throw InputError(option + ": the list is empty");
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(separator, start), text.size());
-    if (end > start) out.emplace_back(text.substr(start, end - start));
+    if (end == start) throw InputError(option + ": an empty item in '" + std::string(text) + "'");
+    out.emplace_back(text.substr(start, end - start));
     start = end + 1;
   }
   return out;

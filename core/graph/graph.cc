@@ -7,9 +7,8 @@ namespace dnnperf {
 
 int Graph::add_tensor(std::string name, TensorShape shape, DType dtype, TensorRole role) {
   DNNPERF_CHECK(role != TensorRole::activation);
-  for (std::int64_t d : shape.dims())
-    if (d <= 0)
-      throw InputError("tensor '" + name + "' has a non-positive dimension: " + shape.to_string());
+  shape.check_size("tensor '" + name + "'");
+  count_elements(shape, "tensor '" + name + "'");
   Tensor t;
   t.name = std::move(name);
   t.shape = shape;
@@ -35,9 +34,16 @@ std::span<const int> Graph::add_op(OpKind kind, std::string name, OpAttrs attrs,
   }
   try {
     infer_output_shapes(op, in, out);
-    for (const OutputSpec& spec : out)
-      for (std::int64_t d : spec.shape.dims())
-        if (d <= 0) throw InputError("output shape " + spec.shape.to_string() + " has a non-positive dimension");
+    const std::int64_t before = elements_;
+    try {
+      for (const OutputSpec& spec : out) {
+        spec.shape.check_size("output");
+        count_elements(spec.shape, "output");
+      }
+    } catch (const InputError&) {
+      elements_ = before;  // the graph is left unchanged
+      throw;
+    }
   } catch (const InputError& e) {
     throw with_context(context(), e);
   }
@@ -55,6 +61,14 @@ std::span<const int> Graph::add_op(OpKind kind, std::string name, OpAttrs attrs,
   }
   ops_.push_back(std::move(op));
   return ops_.back().outputs;
+}
+
+void Graph::count_elements(const TensorShape& shape, const std::string& what) {
+  const std::int64_t n = shape.numel();
+  if (n > kMaxGraphElements - elements_)
+    throw InputError(what + ": the network would hold more than 2^56 (" + std::to_string(kMaxGraphElements) +
+                     ") tensor elements in all, the most one network may hold");
+  elements_ += n;
 }
 
 std::vector<int> Graph::consumer_counts() const {

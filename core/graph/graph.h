@@ -23,8 +23,13 @@ class Graph {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
+  /// The most elements all of a graph's tensors may hold together: 2^56, so that any sum over a
+  /// network (parameters, activation bytes at 8 bytes an element) stays exact in int64.
+  static constexpr std::int64_t kMaxGraphElements = std::int64_t{1} << 56;
+
   /// Adds a tensor that no op produces (role input, parameter, buffer or constant). Parameters
-  /// get requires_grad. Throws InputError on a non-positive dimension.
+  /// get requires_grad. Throws InputError on a non-positive dimension or a size past
+  /// kMaxTensorElements (one tensor) or kMaxGraphElements (all of them).
   int add_tensor(std::string name, TensorShape shape, DType dtype, TensorRole role);
 
   /// Appends an op reading `inputs`, infers its outputs and returns their indices.
@@ -60,6 +65,9 @@ class Graph {
   std::vector<Tensor> tensors_;
   std::vector<Op> ops_;
   std::vector<int> outputs_;
+  std::int64_t elements_ = 0;  // over every tensor, bounded by kMaxGraphElements
+
+  void count_elements(const TensorShape& shape, const std::string& what);
 };
 
 }  // namespace dnnperf

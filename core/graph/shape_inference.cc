@@ -38,6 +38,8 @@ void expect_shape(const Tensor& t, const TensorShape& shape, const char* what) {
 
 void expect_positive(std::int64_t v, const char* what) {
   if (v <= 0) fail(std::string(what) + " must be positive, is " + std::to_string(v));
+  // Window arithmetic adds and multiplies attributes: bounded, it cannot overflow.
+  if (v > kMaxTensorElements) fail(std::string(what) + " is " + std::to_string(v) + ", past the most a size may be (2^48)");
 }
 
 TensorShape spatial_output(const Op& op, const TensorShape& x, std::int64_t channels,
@@ -48,6 +50,8 @@ TensorShape spatial_output(const Op& op, const TensorShape& x, std::int64_t chan
     expect_positive(a.dilation[static_cast<std::size_t>(i)], "dilation");
     if (a.pad_begin[static_cast<std::size_t>(i)] < 0 || a.pad_end[static_cast<std::size_t>(i)] < 0)
       fail("padding must not be negative");
+    if (a.pad_begin[static_cast<std::size_t>(i)] > kMaxTensorElements || a.pad_end[static_cast<std::size_t>(i)] > kMaxTensorElements)
+      fail("padding is past the most a size may be (2^48)");
   }
   expect_positive(kh, "kernel height");
   expect_positive(kw, "kernel width");
@@ -309,6 +313,12 @@ void infer_attention(const Op& op, std::span<const Tensor* const> in, std::vecto
     expect_shape(*in[4], TensorShape{e}, "attention output bias");
   }
   if (op.attrs.p < 0 || op.attrs.p >= 1) fail("attention dropout must be in [0, 1)");
+  // The scores (batch x heads x sequence x sequence) are a tensor of the step, if never a graph's.
+  std::optional<std::int64_t> scores = bounded_product(x.shape[0], op.attrs.heads);
+  for (int i = 0; i < 2 && scores; ++i) scores = bounded_product(*scores, x.shape[1]);
+  if (!scores)
+    fail("the attention scores (" + std::to_string(x.shape[0]) + " x " + std::to_string(op.attrs.heads) + " heads x " +
+         std::to_string(x.shape[1]) + "^2) would hold more than 2^48 elements, the most one tensor may hold");
   out.push_back({x.shape, x.dtype});
 }
 

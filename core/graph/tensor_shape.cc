@@ -12,7 +12,25 @@ TensorShape::TensorShape(std::span<const std::int64_t> dims) {
   for (std::int64_t d : dims) push_back(d);
 }
 
+std::optional<std::int64_t> bounded_product(std::int64_t a, std::int64_t b) {
+  if (a <= 0 || b <= 0 || a > kMaxTensorElements / b) return std::nullopt;
+  return a * b;
+}
+
 std::int64_t TensorShape::numel() const { return product(0, rank_); }
+
+void TensorShape::check_size(const std::string& what) const {
+  std::int64_t n = 1;
+  for (int i = 0; i < rank_; ++i) {
+    const std::int64_t d = dims_[static_cast<std::size_t>(i)];
+    if (d <= 0) throw InputError(what + " has a non-positive dimension: " + to_string());
+    const auto product = bounded_product(n, d);
+    if (!product)
+      throw InputError(what + " of shape " + to_string() + " holds more than 2^48 (" + std::to_string(kMaxTensorElements) +
+                       ") elements, the most one tensor may hold");
+    n = *product;
+  }
+}
 
 std::int64_t TensorShape::product(int begin, int end) const {
   std::int64_t n = 1;

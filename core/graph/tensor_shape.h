@@ -5,10 +5,19 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 
 namespace dnnperf {
+
+/// The most elements one tensor may hold: 2^48 (2.8e14, a petabyte of fp32), far past any
+/// tensor of a real network (GPT-3's logits at batch 1536 hold 1.6e14). Every count derived from
+/// shapes (elements, bytes, FLOPs, sums over a network) then stays exact in int64 and double.
+inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 48;
+
+/// a*b, or nullopt where the product passes kMaxTensorElements (or a factor is not positive).
+std::optional<std::int64_t> bounded_product(std::int64_t a, std::int64_t b);
 
 class TensorShape {
  public:
@@ -27,8 +36,12 @@ class TensorShape {
   std::int64_t back() const { return dims_[static_cast<std::size_t>(rank_ - 1)]; }
   std::span<const std::int64_t> dims() const { return {dims_.data(), static_cast<std::size_t>(rank_)}; }
 
-  /// Number of elements; 1 for a scalar (rank 0).
+  /// Number of elements; 1 for a scalar (rank 0). Exact for the shapes a Graph holds, which
+  /// check_size() has bounded.
   std::int64_t numel() const;
+  /// Throws InputError naming `what` unless every dimension is positive and the elements number
+  /// at most kMaxTensorElements (computed without overflow, however large the dimensions).
+  void check_size(const std::string& what) const;
   /// Product of dimensions [begin, end).
   std::int64_t product(int begin, int end) const;
 

@@ -9,6 +9,8 @@
 
 #include "records/measurement.h"
 #include "core/common/error.h"
+#include "core/common/json_reader.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf::fitting {
 
@@ -43,8 +45,15 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
       }
       CommSample s;
       s.algorithm = r.algorithm == "mpi:default" ? "default" : r.algorithm.rfind("dnnperf:", 0) == 0 ? r.algorithm.substr(8) : r.algorithm;
+      // read_records has checked that params hold no negative numbers; a message still needs bytes.
+      const nlohmann::json& ranks = r.layout["ranks"];
+      if (!r.params["bytes"].is_number() || r.params["bytes"].get<double>() <= 0 || !ranks.is_number_integer() ||
+          json_integer(ranks, where + " layout.ranks") < 1 || ranks.get<std::int64_t>() > kMaxRanks) {
+        data.excluded.push_back({where, "bytes must be a positive number and ranks an integer in [1, " + std::to_string(kMaxRanks) + "]"});
+        continue;
+      }
       s.bytes = r.params["bytes"].get<double>();
-      s.ranks = r.layout["ranks"].get<int>();
+      s.ranks = ranks.get<int>();
       s.seconds = t;
       // What the benchmark recorded about the system, where it could: 0 when absent.
       std::string bad;

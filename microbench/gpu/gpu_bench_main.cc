@@ -36,9 +36,9 @@ int main(int argc, char** argv) {
       };
       if (a == "-o" || a == "--output") o.output = value();
       else if (a == "--shapes") shapes = value();
-      else if (a == "--dtypes") o.dtypes = dnnperf::split_list(value());
+      else if (a == "--dtypes") o.dtypes = dnnperf::split_list(value(), "--dtypes");
       else if (a == "--sizes")
-        for (const std::string& s : dnnperf::split_list(value())) o.sizes.push_back(dnnperf::parse_byte_size(s, "--sizes"));
+        for (const std::string& s : dnnperf::split_list(value(), "--sizes")) o.sizes.push_back(dnnperf::parse_byte_size(s, "--sizes"));
       else if (a == "--time-budget") o.time_budget_s = std::stod(value());
       else if (a == "--resume") o.resume = true;
       else if (a == "--quiet") o.progress = false;

@@ -258,16 +258,6 @@ Graph network_from_json(const json& doc, const std::string& source, const Import
   return std::move(b).finish();
 }
 
-Graph load_json_network(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the file");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
-  return network_from_json(doc, path, options);
-}
+Graph load_json_network(const std::string& path, const ImportOptions& options) { return network_from_json(read_json_file(path), path, options); }
 
 }  // namespace dnnperf

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/common/input_file.h"
 #include "core/common/error.h"
 #include "networks/import/onnx_constants.h"
 
@@ -32,7 +33,13 @@ class Importer {
   Importer(const onnx::ModelProto& model, std::string source, const ImportOptions& options)
       : model_(model), source_(std::move(source)), options_(options), graph_(model.graph().name().empty() ? "onnx" : model.graph().name()) {
     for (const auto& o : model.opset_import())
-      if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = static_cast<int>(o.version());
+      if (o.domain().empty() || o.domain() == "ai.onnx") {
+        // An opset this importer does not know may change what an operator's inputs mean.
+        if (o.version() < 1 || o.version() > kNewestOpset)
+          throw InputError(source_ + ": opset " + std::to_string(o.version()) + " is outside the opsets 1 to " + std::to_string(kNewestOpset) +
+                           " this importer reads");
+        opset_ = static_cast<int>(o.version());
+      }
   }
 
   Graph run() {
@@ -48,9 +55,12 @@ class Importer {
       add_graph_input(in);
     }
     for (int index : topological_order()) convert(g.node(index));
+    // Without its outputs a graph says nothing of what is computed; a checker would refuse it.
+    if (g.output_size() == 0) throw InputError(source_ + ": the graph declares no outputs");
     for (const auto& out : g.output()) {
       const auto it = values_.find(out.name());
-      if (it != values_.end() && it->second.tensor >= 0) graph_.mark_output(it->second.tensor);
+      if (it == values_.end()) throw InputError(source_ + ": graph output '" + out.name() + "' is produced by no node, input or initializer");
+      if (it->second.tensor >= 0) graph_.mark_output(it->second.tensor);
     }
     if (graph_.ops().empty()) throw InputError(source_ + ": the graph has no operators dnnperf can price");
     return std::move(graph_);
@@ -70,6 +80,7 @@ class Importer {
     const std::string where = source_ + ": graph input '" + in.name() + "'";
     if (!in.type().has_tensor_type()) throw InputError(where + " is not a tensor");
     const auto& tt = in.type().tensor_type();
+    if (!tt.has_shape()) throw InputError(where + " has no shape; export the model with its input shapes");
     const auto dtype = onnx_import::dtype_from_onnx(tt.elem_type());
     if (!dtype) throw InputError(where + " has unsupported element type " + std::to_string(tt.elem_type()));
     TensorShape shape;
@@ -344,6 +355,15 @@ class Importer {
     values_[node.output(0)] = v;
   }
 
+  /// A 2-D attribute (strides, dilations): `fallback` where absent; two values otherwise, or an
+  /// error (a 1-D or 3-D list would otherwise be dropped without a word).
+  std::array<std::int64_t, 2> pair_attribute(const onnx::NodeProto& node, const char* name, std::array<std::int64_t, 2> fallback) const {
+    const auto v = ints_attribute(node, name);
+    if (v.empty()) return fallback;
+    if (v.size() != 2) fail(node, std::string(name) + " must hold 2 values for a 2-D operator, holds " + std::to_string(v.size()));
+    return {v[0], v[1]};
+  }
+
   void conv(const onnx::NodeProto& node) {
     OpAttrs a;
     std::array<std::int64_t, 4> absorbed{};
@@ -354,11 +374,11 @@ class Importer {
     if (ws.rank() != 4 || xs.rank() != 4) fail(node, "only 2-D convolutions are supported (input " + xs.to_string() + ", weight " + ws.to_string() + ")");
     a.out_features = ws[0];
     a.kernel = {ws[2], ws[3]};
+    if (const auto kernel = ints_attribute(node, "kernel_shape"); !kernel.empty() && kernel != std::vector<std::int64_t>{ws[2], ws[3]})
+      fail(node, "kernel_shape " + TensorShape(kernel).to_string() + " does not match the weight's " + std::to_string(ws[2]) + "x" + std::to_string(ws[3]));
     a.groups = int_attribute(node, "group", 1);
-    const auto strides = ints_attribute(node, "strides");
-    const auto dilations = ints_attribute(node, "dilations");
-    if (strides.size() == 2) a.stride = {strides[0], strides[1]};
-    if (dilations.size() == 2) a.dilation = {dilations[0], dilations[1]};
+    a.stride = pair_attribute(node, "strides", a.stride);
+    a.dilation = pair_attribute(node, "dilations", a.dilation);
     set_pads(node, a, xs);
     absorb(a, absorbed);
     a.bias = has_input(node, 2);
@@ -450,10 +470,8 @@ class Importer {
     const auto kernel = ints_attribute(node, "kernel_shape");
     if (kernel.size() != 2) fail(node, "only 2-D pooling is supported");
     a.kernel = {kernel[0], kernel[1]};
-    const auto strides = ints_attribute(node, "strides");
-    if (strides.size() == 2) a.stride = {strides[0], strides[1]};
-    const auto dilations = ints_attribute(node, "dilations");
-    if (dilations.size() == 2) a.dilation = {dilations[0], dilations[1]};
+    a.stride = pair_attribute(node, "strides", a.stride);
+    a.dilation = pair_attribute(node, "dilations", a.dilation);
     a.ceil_mode = int_attribute(node, "ceil_mode", 0) != 0;
     // Zeros padded by a Pad node are counted by the average, as count_include_pad does.
     a.count_include_pad = int_attribute(node, "count_include_pad", 0) != 0 || absorbed != std::array<std::int64_t, 4>{};
@@ -606,6 +624,9 @@ class Importer {
   std::string source_;
   ImportOptions options_;
   Graph graph_;
+  // The newest opset of the ONNX this importer is built and tested with (Debian's onnx 1.12: 17;
+  // opsets 18 to 21 changed no operator it reads in a way that matters to shapes or costs).
+  static constexpr std::int64_t kNewestOpset = 21;
   int opset_ = 13;
   std::map<std::string, Value> values_;
   std::set<std::string> unmodelled_;
@@ -622,8 +643,7 @@ Graph onnx_network_from_bytes(const std::string& bytes, const std::string& sourc
 }
 
 Graph load_onnx_network(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the file");
+  std::ifstream in = open_input_file(path, "ONNX file", std::ios::in | std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return onnx_network_from_bytes(buffer.str(), path, options);

@@ -9,16 +9,16 @@
 namespace dnnperf {
 namespace zoo {
 
-std::int64_t Settings::integer(const std::string& key, std::int64_t fallback, std::int64_t min) {
+std::int64_t Settings::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
   const auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   used_[key] = true;
   std::int64_t v = 0;
   const std::string& text = it->second;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < min)
-    throw InputError("network '" + network_ + "': setting '" + key + "' must be an integer >= " +
-                     std::to_string(min) + ", got '" + text + "'");
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
+    throw InputError("network '" + network_ + "': setting '" + key + "' must be an integer in [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "], got '" + text + "'");
   return v;
 }
 
@@ -60,6 +60,13 @@ void finish_classifier(NetworkBuilder& b, int logits, const NetworkOptions& o) {
 
 namespace {
 
+// Bounds on a builder's repetitions, so that a typo cannot build a graph for minutes or past
+// memory: the deepest published transformers have about 128 layers, randomly wired networks
+// 32 nodes a stage (Xie et al. 2019); docs/network-format.md states them.
+constexpr std::int64_t kMaxLayers = 4096;
+constexpr std::int64_t kMaxRandomNodes = 1024;
+constexpr std::int64_t kMaxStages = 64;
+
 using Factory = std::function<Graph(Settings&, const NetworkOptions&)>;
 
 struct Registered {
@@ -77,7 +84,7 @@ Factory fixed(std::function<Graph(const NetworkOptions&)> f) {
 Factory gpt_factory(std::string name, GptConfig base) {
   return [name = std::move(name), base](Settings& s, const NetworkOptions& o) {
     GptConfig c = base;
-    c.layers = s.integer("layers", c.layers);
+    c.layers = s.integer("layers", c.layers, 1, kMaxLayers);
     c.hidden = s.integer("hidden", c.hidden);
     c.heads = s.integer("heads", c.heads);
     c.ffn = s.integer("ffn", c.ffn ? c.ffn : 4 * c.hidden);
@@ -94,7 +101,7 @@ Factory gpt_factory(std::string name, GptConfig base) {
 Factory bert_factory(std::string name, BertConfig base) {
   return [name = std::move(name), base](Settings& s, const NetworkOptions& o) {
     BertConfig c = base;
-    c.layers = s.integer("layers", c.layers);
+    c.layers = s.integer("layers", c.layers, 1, kMaxLayers);
     c.hidden = s.integer("hidden", c.hidden);
     c.heads = s.integer("heads", c.heads);
     s.check_all_used();
@@ -106,8 +113,8 @@ Factory randwire_factory(std::string name, RandomGraphKind kind) {
   return [name = std::move(name), kind](Settings& s, const NetworkOptions& o) {
     RandWireConfig c;
     c.kind = kind;
-    c.nodes = s.integer("nodes", c.nodes, 2);
-    c.stages = s.integer("stages", c.stages);
+    c.nodes = s.integer("nodes", c.nodes, 2, kMaxRandomNodes);
+    c.stages = s.integer("stages", c.stages, 1, kMaxStages);
     c.channels = s.integer("channels", c.channels, 2);
     c.k = s.integer("k", c.k);
     c.p = s.real("p", kind == RandomGraphKind::erdos_renyi ? 0.2 : c.p, 0.0, 1.0);
@@ -122,7 +129,11 @@ Factory randwire_factory(std::string name, RandomGraphKind kind) {
 std::vector<Registered> make_registry() {
   std::vector<Registered> r;
   const auto add = [&](std::string name, std::string description, Factory f) {
-    r.push_back({{std::move(name), std::move(description)}, std::move(f)});
+    r.push_back({{std::move(name), std::move(description), false}, std::move(f)});
+  };
+  // Transformers are sized by a sequence length.
+  const auto add_sequence_model = [&](std::string name, std::string description, Factory f) {
+    r.push_back({{std::move(name), std::move(description), true}, std::move(f)});
   };
   add("lenet5", "LeNet-5 (LeCun 1998), 1x32x32", fixed(lenet5));
   add("alexnet", "AlexNet (torchvision), 224x224", fixed(alexnet));
@@ -134,13 +145,13 @@ std::vector<Registered> make_registry() {
   add("inception_v3_noaux", "Inception-v3 without auxiliary classifier, 299x299", fixed([](const NetworkOptions& o) { return inception_v3(false, o); }));
   add("mobilenet_v2", "MobileNetV2 (torchvision), 224x224", fixed(mobilenet_v2));
   add("densenet121", "DenseNet-121 (torchvision), 224x224", fixed(densenet121));
-  add("bert-base", "BERT-base encoder + pooler, seq 128 (max 512)", bert_factory("bert-base", {12, 768, 12, 512, 30522}));
-  add("bert-large", "BERT-large encoder + pooler, seq 128 (max 512)", bert_factory("bert-large", {24, 1024, 16, 512, 30522}));
+  add_sequence_model("bert-base", "BERT-base encoder + pooler, seq 128 (max 512)", bert_factory("bert-base", {12, 768, 12, 512, 30522}));
+  add_sequence_model("bert-large", "BERT-large encoder + pooler, seq 128 (max 512)", bert_factory("bert-large", {24, 1024, 16, 512, 30522}));
   // GPT-2 sizes: Radford et al. 2019, Table 2 (context 1024, vocabulary 50257).
-  add("gpt2", "GPT-2 small (124M), seq 1024", gpt_factory("gpt2", {12, 768, 12, 0, 1024, 50257, 0.1}));
-  add("gpt2-medium", "GPT-2 medium (355M), seq 1024", gpt_factory("gpt2-medium", {24, 1024, 16, 0, 1024, 50257, 0.1}));
-  add("gpt2-large", "GPT-2 large (774M), seq 1024", gpt_factory("gpt2-large", {36, 1280, 20, 0, 1024, 50257, 0.1}));
-  add("gpt2-xl", "GPT-2 XL (1.5B), seq 1024", gpt_factory("gpt2-xl", {48, 1600, 25, 0, 1024, 50257, 0.1}));
+  add_sequence_model("gpt2", "GPT-2 small (124M), seq 1024", gpt_factory("gpt2", {12, 768, 12, 0, 1024, 50257, 0.1}));
+  add_sequence_model("gpt2-medium", "GPT-2 medium (355M), seq 1024", gpt_factory("gpt2-medium", {24, 1024, 16, 0, 1024, 50257, 0.1}));
+  add_sequence_model("gpt2-large", "GPT-2 large (774M), seq 1024", gpt_factory("gpt2-large", {36, 1280, 20, 0, 1024, 50257, 0.1}));
+  add_sequence_model("gpt2-xl", "GPT-2 XL (1.5B), seq 1024", gpt_factory("gpt2-xl", {48, 1600, 25, 0, 1024, 50257, 0.1}));
   // GPT-3: Brown et al. 2020, Table 2.1 (context 2048). The 13B model's d_model of 5140 is not a
   // multiple of its 40 heads, and the 1.3B model's 24 heads of 128 do not make 2048; implementations
   // use 5120 and 16 heads, as here.
@@ -148,19 +159,19 @@ std::vector<Registered> make_registry() {
       {"125m", 12, 768, 12},  {"350m", 24, 1024, 16}, {"760m", 24, 1536, 16}, {"1.3b", 24, 2048, 16},
       {"2.7b", 32, 2560, 32}, {"6.7b", 32, 4096, 32}, {"13b", 40, 5120, 40},  {"175b", 96, 12288, 96}};
   for (const auto& [size, layers, hidden, heads] : gpt3)
-    add("gpt3-" + size, "GPT-3 " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
+    add_sequence_model("gpt3-" + size, "GPT-3 " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
         gpt_factory("gpt3-" + size, {layers, hidden, heads, 0, 2048, 50257, 0.0}));
   // Megatron-LM shapes: Korthikanti et al. 2022, Table 3 (sequence 2048, vocabulary 51200).
   const std::vector<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>> megatron = {
       {"22b", 48, 6144, 64}, {"175b", 96, 12288, 96}, {"530b", 105, 20480, 128}, {"1t", 128, 25600, 160}};
   for (const auto& [size, layers, hidden, heads] : megatron)
-    add("megatron-" + size, "Megatron-style GPT " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
+    add_sequence_model("megatron-" + size, "Megatron-style GPT " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
         gpt_factory("megatron-" + size, {layers, hidden, heads, 0, 2048, 51200, 0.0}));
-  add("gpt", "GPT family builder: gpt:layers=L,hidden=H,heads=A[,ffn=F,seq=S,vocab=V,dropout=P]", gpt_factory("gpt", {}));
-  add("transformer_encoder", "Transformer encoder classifier (4 layers, hidden 256), seq 128",
+  add_sequence_model("gpt", "GPT family builder: gpt:layers=L,hidden=H,heads=A[,ffn=F,seq=S,vocab=V,dropout=P]", gpt_factory("gpt", {}));
+  add_sequence_model("transformer_encoder", "Transformer encoder classifier (4 layers, hidden 256), seq 128",
       [](Settings& s, const NetworkOptions& o) {
         EncoderClassifierConfig c;
-        c.layers = s.integer("layers", c.layers);
+        c.layers = s.integer("layers", c.layers, 1, kMaxLayers);
         c.hidden = s.integer("hidden", c.hidden);
         c.heads = s.integer("heads", c.heads);
         c.ffn = s.integer("ffn", c.ffn);
@@ -202,6 +213,11 @@ const std::vector<ZooEntry>& zoo_networks() {
 
 bool is_zoo_network(std::string_view spec) { return zoo::find(spec.substr(0, spec.find(':'))) != nullptr; }
 
+bool is_zoo_sequence_model(std::string_view spec) {
+  const zoo::Registered* r = zoo::find(spec.substr(0, spec.find(':')));
+  return r && r->entry.takes_sequence;
+}
+
 Graph build_zoo_network(std::string_view spec, const NetworkOptions& options) {
   const std::size_t colon = spec.find(':');
   const std::string name(spec.substr(0, colon));
@@ -223,6 +239,10 @@ Graph build_zoo_network(std::string_view spec, const NetworkOptions& options) {
   zoo::Settings settings(name, std::move(values));
   if (options.batch <= 0) throw InputError("batch must be positive, is " + std::to_string(options.batch));
   if (options.sequence && *options.sequence <= 0) throw InputError("sequence must be positive, is " + std::to_string(*options.sequence));
+  if (r->entry.takes_sequence && options.image)
+    throw InputError("network '" + name + "' is a transformer: it takes a sequence length (--seq), not an image size");
+  if (!r->entry.takes_sequence && options.sequence)
+    throw InputError("network '" + name + "' takes an image size (--input), not a sequence length");
   return r->build(settings, options);
 }
 

@@ -30,6 +30,8 @@ struct NetworkOptions {
 struct ZooEntry {
   std::string name;
   std::string description;
+  /// A transformer, sized by a sequence length; otherwise an image network, sized by H x W.
+  bool takes_sequence = false;
 };
 
 /// Every network name the zoo knows, with a one-line description.
@@ -37,9 +39,12 @@ const std::vector<ZooEntry>& zoo_networks();
 
 /// True if `spec` names a zoo network (its part before ':' is a zoo name).
 bool is_zoo_network(std::string_view spec);
+/// True if `spec` names a zoo transformer (sized by a sequence length, not an image size).
+bool is_zoo_sequence_model(std::string_view spec);
 
 /// Builds the network `spec` names. Throws InputError naming the spec for an unknown network or
-/// setting, or a value out of range.
+/// setting, a value out of range, or a size of the other kind (an image size for a transformer,
+/// a sequence length for an image network), which would otherwise be ignored without a word.
 Graph build_zoo_network(std::string_view spec, const NetworkOptions& options = {});
 
 }  // namespace dnnperf

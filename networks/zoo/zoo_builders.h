@@ -16,7 +16,8 @@ class Settings {
  public:
   Settings(std::string network, std::map<std::string, std::string> values)
       : network_(std::move(network)), values_(std::move(values)) {}
-  std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min = 1);
+  /// The setting as an integer in [min, max]; InputError naming the network and setting otherwise.
+  std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min = 1, std::int64_t max = kMaxTensorElements);
   double real(const std::string& key, double fallback, double min, double max);
   /// Throws InputError if any setting was never read.
   void check_all_used() const;

@@ -3,15 +3,20 @@
 #include <charconv>
 
 #include "core/common/error.h"
+#include "core/common/text_lists.h"
 
 namespace dnnperf {
 namespace {
+
+// A curve of more points than a plot can show is a typo (1..1000000:1), and costs minutes.
+constexpr int kMaxSweepPoints = 10000;
 
 int parse_count(std::string_view text, const std::string& whole) {
   int v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v <= 0)
     throw InputError("node counts '" + whole + "': '" + std::string(text) + "' is not a positive integer");
+  if (v > kMaxRanks) throw InputError("node counts '" + whole + "': " + std::string(text) + " is beyond the " + std::to_string(kMaxRanks) + " devices dnnperf prices");
   return v;
 }
 
@@ -29,17 +34,14 @@ std::vector<int> parse_node_counts(const std::string& text) {
       for (long v = first; v <= last; v *= 2) out.push_back(static_cast<int>(v));
     } else {
       const int step = parse_count(std::string_view(text).substr(colon + 1), text);
+      if ((last - first) / step >= kMaxSweepPoints)
+        throw InputError("node counts '" + text + "': more than " + std::to_string(kMaxSweepPoints) + " points; take a larger step");
       for (long v = first; v <= last; v += step) out.push_back(static_cast<int>(v));
     }
     return out;
   }
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    out.push_back(parse_count(rest.substr(0, comma), text));
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-  }
-  if (out.empty()) throw InputError("node counts are empty");
+  for (const std::string& item : split_list(text, "node counts")) out.push_back(parse_count(item, text));
+  if (out.size() > static_cast<std::size_t>(kMaxSweepPoints)) throw InputError("node counts: more than " + std::to_string(kMaxSweepPoints) + " of them");
   return out;
 }
 

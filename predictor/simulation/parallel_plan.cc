@@ -11,6 +11,10 @@ void ParallelPlan::validate(const HardwareProfile& hw) const {
   if (devices_per_node > hw.node.devices)
     throw InputError("a " + hw.name + " node has " + std::to_string(hw.node.devices) + " devices; the plan asks for " +
                      std::to_string(devices_per_node) + " per node");
+  if (static_cast<std::int64_t>(nodes) * devices_per_node > kMaxRanks)
+    throw InputError(std::to_string(nodes) + " nodes of " + std::to_string(devices_per_node) + " devices are " +
+                     std::to_string(static_cast<std::int64_t>(nodes) * devices_per_node) + " devices, beyond the " + std::to_string(kMaxRanks) +
+                     " dnnperf prices");
   if (!(bucket_bytes > 0)) throw InputError("the gradient bucket size must be positive");
   if (!(first_bucket_bytes > 0)) throw InputError("the first gradient bucket size must be positive");
 }

@@ -26,9 +26,9 @@ check show_file 0 'tiny_cnn' -- "$bin" net show "$src/data/networks/tiny_cnn.jso
 check help 0 'Usage' -- "$bin" net show --help
 check unknown_network 1 "error: unknown network 'resnet5'" -- "$bin" net show resnet5
 check missing_file 1 'no such file' -- "$bin" net show /nonexistent/model.onnx
-check bad_batch 105 'batch' -- "$bin" net show resnet50 --batch -3
+check bad_batch 2 '--batch: must be a positive number' -- "$bin" net show resnet50 --batch -3
 check malformed_json 1 'malformed.json: not valid JSON' -- "$bin" net show "$src/tests/import/data/malformed.json"
-check no_subcommand 106 'subcommand' -- "$bin" net
+check no_subcommand 2 'subcommand' -- "$bin" net
 # The JSON is one parseable object with the documented fields.
 "$bin" net show gpt2 --seq 128 --json | /usr/bin/python3 -c '
 import json, sys
@@ -50,7 +50,7 @@ check bad_dtype 1 "--dtype: unknown value 'fp8'" -- "$bin" predict -n resnet50 -
 check bad_allreduce 1 "--allreduce: unknown value 'bruck'" -- "$bin" predict -n resnet50 -b 8 --allreduce bruck
 check bad_gpus 1 'node has 8 devices' -- "$bin" predict -n resnet50 -b 8 --gpus-per-node 16
 check bad_strong 1 'does not divide over 24 devices' -- "$bin" scale -n resnet50 -b 1000 --nodes 1,3 --scaling strong
-check bad_bucket 1 'bucket-mib must be positive' -- "$bin" predict -n resnet50 -b 8 --bucket-mib 0
+check bad_bucket 2 "--bucket-mib: must be a positive number, is '0'" -- "$bin" predict -n resnet50 -b 8 --bucket-mib 0
 check bad_nodes 1 "'x' is not a positive integer" -- "$bin" scale -n resnet50 -b 8 --nodes 1..x
 check bad_profile_file 1 'no such hardware profile file' -- "$bin" predict -n resnet50 -b 8 --hardware /nonexistent/hw.json
 check tf32_v100 1 'no TF32 tensor cores' -- "$bin" predict -n resnet50 -b 8 --hardware v100 --dtype tf32
@@ -62,7 +62,96 @@ elif [ $rc -eq 0 ]; then grep -q '"op":"launch"' "$tmp/launch.jsonl" && echo "ok
 else echo "FAIL bench launch rc=$rc: $out"; fail=1; fi
 check bench_cpu 1 'measures GPU kernels' -- "$bin" bench gemm --device cpu -o "$tmp/x.jsonl"
 check bench_shapes 1 "unknown shape set 'bogus'" -- "$bin" bench conv --shapes bogus -o "$tmp/y.jsonl"
-check bench_op 105 'fft not in' -- "$bin" bench fft -o "$tmp/z.jsonl"
+check bench_op 2 'fft not in' -- "$bin" bench fft -o "$tmp/z.jsonl"
+# Issue 54's classes: a number beyond a double's range, a directory for a file, an output that
+# cannot be written. Each is an error naming the file, never an escaping exception (exit 134).
+printf '{"format":"dnnperf.network","name":"x","input":[1,3,8,8],"layers":[{"name":"c","op":"conv2d","out_channels":1e309,"kernel":3}]}' > "$tmp/huge.json"
+check json_number_overflow 1 'huge.json: not valid JSON: .*number overflow' -- "$bin" net show "$tmp/huge.json"
+printf '{"type":"context","schema":"dnnperf.measurements/1"}\n{"type":"record","op":"gemm","seconds":{"median":1e309}}\n{"type":"record"}\n' > "$tmp/huge.jsonl"
+check records_number_overflow 1 'huge.jsonl:2: not valid JSON: .*number overflow' -- "$bin" score --hardware h200 "$tmp/huge.jsonl"
+mkdir -p "$tmp/dir.json"
+check network_directory 1 'dir.json: is a directory, not a JSON file' -- "$bin" net show "$tmp/dir.json"
+check profile_directory 1 'dir.json: is a directory, not a JSON file' -- "$bin" predict -n resnet18 -b 8 --hardware "$tmp/dir.json"
+check platform_directory 1 'dir.json: is a directory, not a JSON file' -- "$bin" schedule --network resnet18 --platform "$tmp/dir.json"
+check records_directory 1 'dir.json: is a directory, not a measurement file' -- "$bin" score --hardware h200 "$tmp/dir.json"
+check bench_output_directory 1 'is a directory; name a file for the records' -- "$bin" bench allreduce -o "$tmp/dir.json"
+check bench_output_full 1 '/dev/full: write failed: No space left on device' -- "$bin" bench allreduce -o /dev/full
+# Counts that would overflow: refused where they are given, never a wrapped or negative figure.
+printf '{"format":"dnnperf.network","name":"x","inputs":[{"name":"in","shape":[1,3,8,8]}],"layers":[{"name":"c","op":"conv2d","inputs":["in"],"out_channels":%s,"kernel":3}]}' 4000000000000000000 > "$tmp/wide.json"
+check count_overflow_channels 1 "wide.json: tensor 'c.weight' of shape 4000000000000000000x3x3x3 holds more than 2\^48" -- "$bin" net show "$tmp/wide.json"
+sed 's/4000000000000000000/9223372036854775808/' "$tmp/wide.json" > "$tmp/wide63.json"
+check count_overflow_int64 1 "field 'out_channels' is 9223372036854775808, beyond a 64-bit integer" -- "$bin" net show "$tmp/wide63.json"
+check count_overflow_gpt 1 'holds more than 2\^48' -- "$bin" predict -n gpt:layers=2,hidden=4000000000,heads=4 -b 1 --summary
+check count_overflow_batch 1 "tensor 'image' of shape 1000000000000x3x224x224 holds more than 2\^48" -- "$bin" predict -n resnet50 -b 1000000000000
+printf '{"format":"dnnperf.network","name":"x","name":"y","inputs":[{"name":"in","shape":[1,3,8,8]}],"layers":[]}' > "$tmp/twice.json"
+check json_duplicate_key 1 "twice.json: key 'name' appears twice in one object" -- "$bin" net show "$tmp/twice.json"
+# Rank counts and sweeps past what dnnperf prices: an error at once, never a hang or a wrap.
+check ranks_predict 1 'beyond the 16777216 devices' -- timeout 10 "$bin" predict -n resnet50 -b 8 --nodes 134217728
+check ranks_scale 1 'beyond the 16777216 devices' -- timeout 10 "$bin" scale -n resnet50 -b 8 --nodes 1..268435456
+check ranks_comm 1 'procs' -- timeout 10 "$bin" comm --bytes 1024 --procs 1073741824
+check sweep_points 1 'more than 10000 points' -- timeout 10 "$bin" scale -n resnet50 -b 8 --nodes 1..1000000:1
+check zoo_layers 1 "setting 'layers' must be an integer in \[1, 4096\]" -- timeout 10 "$bin" net show gpt:layers=1000000
+check zoo_nodes 1 "setting 'nodes' must be an integer in \[2, 1024\]" -- timeout 10 "$bin" net show randwire-er:nodes=20000
+/usr/bin/python3 - "$src/data/hardware/a100-sxm4-40gb.json" "$tmp" <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))
+def write(name, change):
+    p = json.loads(json.dumps(base)); change(p); json.dump(p, open(sys.argv[2] + "/" + name, "w"))
+write("devices.json", lambda p: p["node"].__setitem__("devices", 1000000000))
+write("devices32.json", lambda p: p["node"].__setitem__("devices", 2**32 + 8))
+write("tiny_bw.json", lambda p: p["device"].__setitem__("memory_bandwidth", 1e-320))
+write("zero_bw.json", lambda p: p["node"]["intra"].__setitem__("bandwidth", 0))
+PY
+check profile_devices 1 "field 'devices' must be in \[1, 16777216\], is 1000000000" -- timeout 10 "$bin" predict -n resnet50 -b 8 --hardware "$tmp/devices.json"
+check profile_devices_wrap 1 "field 'devices' must be in \[1, 16777216\], is 4294967304" -- "$bin" predict -n resnet50 -b 8 --hardware "$tmp/devices32.json"
+check profile_tiny_bandwidth 1 "field 'memory_bandwidth' is 1e-320, below the least it may be" -- "$bin" scale -n resnet50 -b 8 --hardware "$tmp/tiny_bw.json" --nodes 1,2
+check profile_zero_bandwidth 1 "field 'bandwidth' must be positive" -- "$bin" predict -n resnet50 -b 8 --hardware "$tmp/zero_bw.json"
+check comm_bytes_inf 2 "--bytes: must be a positive number, is 'inf'" -- "$bin" comm --bytes inf --procs 4
+# Measurements whose sizes are negative are refused by name (fit said "converged" on them).
+sed '2s/"bytes":4/"bytes":-4/' "$src/tests/data/cpu-sample/allreduce_np2.jsonl" > "$tmp/negative.jsonl"
+check records_negative_size 1 "negative.jsonl:2: field 'params.bytes' must not be negative, is -4" -- "$bin" fit "$tmp/negative.jsonl" --hardware cpu -o "$tmp/negative_fit.json"
+[ ! -e "$tmp/negative_fit.json" ] && echo "ok   records_negative_nothing_written" || { echo "FAIL records_negative_nothing_written"; fail=1; }
+# Outputs are written beside and renamed: a write that fails (here a file-size limit standing in
+# for a full disk) exits 1 and leaves the file that was there, whole; no temporary is left.
+limited() { (trap '' XFSZ; ulimit -f 4; "$@"); }
+cp "$src/data/hardware/a100-sxm4-40gb.json" "$tmp/kept.json"
+check full_disk_fit 1 'kept.json: cannot write the profile \(File too large\); the file is unchanged' -- limited "$bin" fit "$src/tests/data/cpu-sample/allreduce_np2.jsonl" --hardware cpu -o "$tmp/kept.json"
+cmp -s "$tmp/kept.json" "$src/data/hardware/a100-sxm4-40gb.json" && ! ls "$tmp"/kept.json.tmp.* >/dev/null 2>&1 \
+  && echo "ok   full_disk_fit_kept" || { echo "FAIL full_disk_fit_kept"; fail=1; }
+cp "$src/data/hardware/a100-sxm4-40gb.json" "$tmp/kept.csv"
+check full_disk_scale_csv 1 'kept.csv: cannot write the CSV file \(File too large\)' -- limited "$bin" scale -n resnet50 -b 8 --nodes 1..1000:1 --csv "$tmp/kept.csv"
+cmp -s "$tmp/kept.csv" "$src/data/hardware/a100-sxm4-40gb.json" && echo "ok   full_disk_scale_csv_kept" || { echo "FAIL full_disk_scale_csv_kept"; fail=1; }
+cp "$src/data/hardware/a100-sxm4-40gb.json" "$tmp/kept_schedule.json"
+check full_disk_schedule 1 'kept_schedule.json: cannot write the schedule \(File too large\)' -- limited "$bin" schedule -n resnet18 --platform "$src/data/platforms/cpu-v100-a100.json" --method heft -o "$tmp/kept_schedule.json"
+cmp -s "$tmp/kept_schedule.json" "$src/data/hardware/a100-sxm4-40gb.json" && echo "ok   full_disk_schedule_kept" || { echo "FAIL full_disk_schedule_kept"; fail=1; }
+check output_device_full 1 '/dev/full: cannot write the CSV file \(No space left on device\)' -- "$bin" scale -n resnet50 -b 8 --nodes 1,2 --csv /dev/full
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1])); p["servers"][0]["devices"][0]["memory_bytes"] = 1
+json.dump(p, open(sys.argv[2], "w"))' "$src/data/platforms/cpu-v100-a100.json" "$tmp/small_memory.json"
+check schedule_small_memory 1 "small_memory.json: device 'cpu' has 0.00 MiB of memory \(memory_bytes\), less than network 'resnet18''s largest activation needs" -- "$bin" schedule -n resnet18 --platform "$tmp/small_memory.json" -o "$tmp/kept_schedule.json"
+cmp -s "$tmp/kept_schedule.json" "$src/data/hardware/a100-sxm4-40gb.json" && echo "ok   failed_schedule_kept" || { echo "FAIL failed_schedule_kept"; fail=1; }
+# Values that meant "default" or were accepted silently are errors of the command line (exit 2).
+check zero_gpus_per_node 2 "--gpus-per-node: must be a positive number, is '0'" -- "$bin" predict -n resnet50 -b 8 --gpus-per-node 0
+check zero_seq 2 "--seq: must be a positive number, is '0'" -- "$bin" predict -n gpt2 -b 8 --seq 0
+check zero_dataset 2 "--dataset-size: must be a positive number, is '0'" -- "$bin" predict -n resnet50 -b 8 --dataset-size 0
+check zero_batch_message 2 "^dnnperf: error: --batch: must be a positive number, is '0'$" -- "$bin" net show resnet50 -b 0
+check seq_on_cnn 1 "network 'resnet50' takes an image size \(--input\), not a sequence length" -- "$bin" predict -n resnet50 -b 8 --seq 128
+check input_on_transformer 1 "network 'gpt2' is a transformer" -- "$bin" predict -n gpt2 -b 8 --input 224
+check bench_sizes_empty 1 '--sizes: the list is empty' -- "$bin" bench allreduce --sizes "" -o "$tmp/sizes.jsonl"
+check bench_sizes_gap 1 "--sizes: an empty item in '4,,8'" -- "$bin" bench allreduce --sizes 4,,8 -o "$tmp/sizes.jsonl"
+check bench_budget_negative 2 "--time-budget: must be a positive number, is '-1'" -- "$bin" bench gemm --time-budget -1 -o "$tmp/budget.jsonl"
+check bench_needs_output 1 '-o: an output file is required' -- "$bin" bench gemm
+check schedule_coarsen_negative 2 "--coarsen: must be a number >= 0, is '-1'" -- "$bin" schedule -n resnet18 --platform "$src/data/platforms/cpu-v100-a100.json" --coarsen -1
+check schedule_module_tasks_zero 2 "--module-tasks: must be a positive number, is '0'" -- "$bin" schedule -n resnet18 --platform "$src/data/platforms/cpu-v100-a100.json" --module-tasks 0
+check schedule_module_gap_negative 2 "--module-gap: must be a number >= 0, is '-1'" -- "$bin" schedule -n resnet18 --platform "$src/data/platforms/cpu-v100-a100.json" --module-gap -1
+check calibrate_threads_zero 2 "--threads: must be a positive number, is '0'" -- "$bin" calibrate --threads 0 -o "$tmp/cal.json"
+check unknown_command 2 "unknown command 'frob'; the commands are net, predict, scale" -- "$bin" frob
+check dtype_choices 1 "--dtype: unknown value 'fp8' \(fp32, tf32, fp16 or bf16\)" -- "$bin" predict -n resnet50 -b 8 --dtype fp8
+check help_examples 0 'Examples:' -- "$bin" predict --help
+out=$("$bin" predict --help; "$bin" scale --help; "$bin" bench --help; "$bin" --help)
+long=$(awk 'length > 100' <<<"$out" | head -3)
+[ -z "$long" ] && echo "ok   help_wrapped" || { echo "FAIL help_wrapped: $long"; fail=1; }
 rm -rf "$tmp"
 # fit and comm on this project's committed MPI measurements
 tmp=$(mktemp -d)
@@ -111,7 +200,7 @@ assert 0 < comm(4, "ring")["seconds"] and comm(3, "default")["low"] <= comm(3, "
 PY
 check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64
 check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware a100 --bytes 1024 --procs 8 --algorithm default
-check comm_bad_bytes 1 'bytes must be positive' -- "$bin" comm --hardware cpu --bytes 0 --procs 2
+check comm_bad_bytes 2 "--bytes: must be a positive number, is '0'" -- "$bin" comm --hardware cpu --bytes 0 --procs 2
 check fit_missing 1 'cannot open the measurement file' -- "$bin" fit /nonexistent/m.jsonl -o "$tmp/x.json"
 check fit_no_data 1 'no usable bcast or compute measurements' -- "$bin" fit "$meas" --collective bcast -o "$tmp/y.json"
 torchmeas="$src/tests/data/cpu-sample/torch_cpu_sample.jsonl"
@@ -538,7 +627,7 @@ j = json.load(open(sys.argv[1]))
 assert len([c for c in j["cases"] if c["status"] == "ok"]) == 4, j["cases"]
 ' "$tmp/validation.png.json" && ! grep -q 'left' "$tmp/plot.err" \
   && echo "ok   validate_plot" || { echo "FAIL validate_plot: $(cat "$tmp/plot.err")"; fail=1; }
-check validate_resume_needs_dir 107 'requires --save-measured' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --resume
+check validate_resume_needs_dir 2 'requires --save-measured' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --resume
 # A fitted profile keeps reference kernels; validate re-times them beside the cases and keeps them
 # with the ground truth (one live check; judged on runs kept without them, it says so).
 check validate_drift 0 'reference kernels take [0-9.]+x their calibrated time' -- "$bin" validate --hardware "$tmp/both.json" --networks resnet18 --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt3"
@@ -714,7 +803,7 @@ assert other["same"] is False and other["profile"] == "glibc defaults" and other
   "$tmp/alloc_unknown_out.json" "$tmp/alloc_other_out.json" \
   && echo "ok   validate_allocator_json" || { echo "FAIL validate_allocator_json"; fail=1; }
 check validate_cpu_unknown 0 "CPU: the runs ran on .*; profile '.*' does not name the CPU it was calibrated on" -- "$bin" validate --hardware "$tmp/mem2.json" --networks resnet18 --batch 2 --input 32 --measured "$tmp/gt4"
-check validate_save_and_measured 108 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
+check validate_save_and_measured 2 'excludes' -- "$bin" validate --hardware cpu --networks resnet18 --batch 2 --measured "$tmp/gt" --save-measured "$tmp/gt2"
 check validate_failed_case 1 "nosuchnet .*FAILED: unknown network 'nosuchnet'" -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2
 check fitted_profile_predicts 0 'iteration' -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/fitted.json" --summary
 check predict_library_missing 1 "no fitted allreduce model of gloo's own choice .*torch_comm_bench" -- "$bin" predict -n resnet18 -b 2 --gpus-per-node 2 --hardware "$tmp/fitted.json" --allreduce gloo
@@ -822,7 +911,7 @@ check calibrate_bad_backend 1 "unknown backend 'jax'" -- "$bin" calibrate --back
 check calibrate_bad_device 1 "unknown device 'tpu'" -- "$bin" calibrate --device tpu -o /tmp/dnnperf_cal.json
 check calibrate_no_python 1 'cannot import torch' -- "$bin" calibrate --python /nonexistent/python3 -o /tmp/dnnperf_cal.json --work /tmp/dnnperf_cal_work
 check calibrate_networks_need_batch 1 'networks needs --batch' -- "$bin" calibrate --networks resnet18 -o /tmp/dnnperf_cal.json --work /tmp/dnnperf_cal_work
-check calibrate_bad_procs 105 '--procs: Value x not in range 1 to 4096' -- "$bin" calibrate --procs 2,x -o /tmp/dnnperf_cal.json
+check calibrate_bad_procs 2 "--procs: must be a positive number, is 'x'" -- "$bin" calibrate --procs 2,x -o /tmp/dnnperf_cal.json
 check calibrate_cuda_needs_profile 1 'hardware' -- "$bin" calibrate --device cuda -o /tmp/dnnperf_cal.json
 rm -rf /tmp/dnnperf_cal_work
 # validate --measured: ground truth from elsewhere; a missing case is marked, not fatal to the others.

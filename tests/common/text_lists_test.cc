@@ -7,10 +7,12 @@
 using namespace dnnperf;
 
 TEST_CASE("A list splits on its separator and drops empty items", "[common]") {
-  CHECK(split_list("f32,bf16") == std::vector<std::string>{"f32", "bf16"});
-  CHECK(split_list("a,,b,") == std::vector<std::string>{"a", "b"});
-  CHECK(split_list("").empty());
-  CHECK(split_list("x;y", ';') == std::vector<std::string>{"x", "y"});
+  CHECK(split_list("f32,bf16", "--dtypes") == std::vector<std::string>{"f32", "bf16"});
+  CHECK(split_list("x;y", "--list", ';') == std::vector<std::string>{"x", "y"});
+  // A stray separator is a typo, not a request for the default (issue 54).
+  CHECK_THROWS_WITH(split_list("4,,8", "--sizes"), "--sizes: an empty item in '4,,8'");
+  CHECK_THROWS_WITH(split_list("8,", "--sizes"), "--sizes: an empty item in '8,'");
+  CHECK_THROWS_WITH(split_list("", "--sizes"), "--sizes: the list is empty");
 }
 
 TEST_CASE("Byte sizes take binary suffixes; anything else is named with its option", "[common]") {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/error.h"
+#include "core/common/json_reader.h"
 #include "networks/import/network_loader.h"
 
 using namespace dnnperf;
@@ -115,4 +116,47 @@ TEST_CASE("Malformed and missing files are reported", "[import][json][errors]") 
   LoadOptions sequence;
   sequence.sequence = 10;
   CHECK_THROWS_WITH(load_network(kTinyCnn, sequence), Catch::Contains("zoo networks only"));
+}
+
+// Issue 54: sizes past any count, integers past int64, a key given twice, and sizes of the
+// wrong kind were accepted (and printed as negative counts) or crashed.
+TEST_CASE("Sizes that would overflow a count are refused where they are given", "[import][json][errors]") {
+  json doc = tiny();
+  doc["layers"][0]["out_channels"] = 4000000000000000000;
+  CHECK_THAT(error_of(doc), Catch::Contains("tensor 'conv.weight' of shape 4000000000000000000x3x3x3 holds more than 2^48"));
+
+  doc = tiny();
+  doc["layers"][0]["out_channels"] = 9223372036854775808u;  // 2^63: nlohmann keeps it unsigned
+  CHECK_THAT(error_of(doc), Catch::Contains("layer 'conv': field 'out_channels' is 9223372036854775808, beyond a 64-bit integer"));
+
+  doc = tiny();
+  doc["inputs"][0]["shape"] = {8, 3, 1000000000, 1000000000};
+  CHECK_THAT(error_of(doc), Catch::Contains("tensor 'x' of shape 8x3x1000000000x1000000000 holds more than 2^48"));
+
+  doc = tiny();
+  doc["layers"][0]["padding"] = 4000000000000000000;
+  CHECK_THAT(error_of(doc), Catch::Contains("padding is past the most a size may be"));
+}
+
+TEST_CASE("JSON text with a key twice in one object or a number past a double is refused", "[import][json][errors]") {
+  CHECK_THROWS_WITH(parse_json(R"({"a": 1, "b": {"c": 2, "c": 3}})", "net.json"), "net.json: key 'c' appears twice in one object");
+  CHECK_NOTHROW(parse_json(R"({"a": {"c": 2}, "b": {"c": 3}})", "net.json"));  // the same key in two objects
+  CHECK_THROWS_WITH(parse_json(R"({"a": 1e309})", "net.json"), Catch::StartsWith("net.json: not valid JSON"));
+}
+
+TEST_CASE("Zoo settings and input sizes are bounded and of the network's kind", "[import][zoo][errors]") {
+  CHECK_THROWS_WITH(load_network("gpt:layers=1000000,hidden=64,heads=4"), Catch::Contains("setting 'layers' must be an integer in [1, 4096]"));
+  CHECK_THROWS_WITH(load_network("randwire-er:nodes=20000"), Catch::Contains("setting 'nodes' must be an integer in [2, 1024]"));
+  CHECK_THROWS_WITH(load_network("gpt:layers=2,hidden=4000000000,heads=4"), Catch::Contains("holds more than 2^48"));
+  CHECK_THROWS_WITH(load_network("gpt:layers=2,hidden=64,heads=4,seq=100000000"),
+                    Catch::Contains("attention scores") || Catch::Contains("holds more than 2^48"));
+  LoadOptions sequence;
+  sequence.sequence = 128;
+  CHECK_THROWS_WITH(load_network("resnet18", sequence), Catch::Contains("takes an image size (--input), not a sequence length"));
+  LoadOptions image;
+  image.image = std::array<std::int64_t, 2>{224, 224};
+  CHECK_THROWS_WITH(load_network("gpt2", image), Catch::Contains("is a transformer"));
+  LoadOptions huge;
+  huge.batch = 1000000000000;
+  CHECK_THROWS_WITH(load_network("resnet18", huge), Catch::Contains("holds more than 2^48"));
 }

@@ -87,9 +87,21 @@ TEST_CASE("The writer never overwrites, resumes where a run stopped and drops a 
 TEST_CASE("Malformed measurement files are reported with file and line", "[records][errors]") {
   const std::string path = temp_path("bad");
   { std::ofstream(path) << run_context({}).dump() << "\n" << "{not json}\n" << sample_record(4).to_json().dump() << "\n"; }
-  CHECK_THROWS_WITH(read_records(path), Catch::Contains(path + ":2: not a JSON line"));
+  CHECK_THROWS_WITH(read_records(path), Catch::Contains(path + ":2: not valid JSON"));
   { std::ofstream(path) << sample_record(4).to_json().dump() << "\n"; }
   CHECK_THROWS_WITH(read_records(path), Catch::Contains(":1: a record before any context line"));
   CHECK_THROWS_WITH(read_records("/nonexistent/m.jsonl"), Catch::Contains("cannot open"));
+  // Issue 54: sizes are never negative, counts fit their type.
+  const std::string context = run_context({}).dump() + "\n";
+  nlohmann::json negative = sample_record(4).to_json();
+  negative["params"]["bytes"] = -4;
+  { std::ofstream(path) << context << negative.dump() << "\n"; }
+  CHECK_THROWS_WITH(read_records(path), Catch::Contains(":2: field 'params.bytes' must not be negative, is -4"));
+  nlohmann::json many = sample_record(4).to_json();
+  many["repetitions"] = 4294967296;
+  { std::ofstream(path) << context << many.dump() << "\n"; }
+  CHECK_THROWS_WITH(read_records(path), Catch::Contains(":2: field 'repetitions' must be in [1, 2147483647], is 4294967296"));
+  { std::ofstream(path) << context << R"({"type":"record","type":"record"})" << "\n" << sample_record(4).to_json().dump() << "\n"; }
+  CHECK_THROWS_WITH(read_records(path), Catch::Contains(":2: key 'type' appears twice in one object"));
   std::filesystem::remove(path);
 }
