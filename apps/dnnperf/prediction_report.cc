@@ -44,9 +44,19 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   j["comm_s"] = p.comm_s;
   j["comm_exposed_s"] = p.comm_exposed_s;
   j["gradient_bytes"] = p.gradient_bytes;
+  j["launch"] = launch_name(p.config.launch);
   if (p.host_dispatch_s > 0) {
     j["host_dispatch_s"] = p.host_dispatch_s;
     j["device_waiting_s"] = p.device_waiting_s;
+    nlohmann::json bounds;
+    const auto phase = [&](const char* name, const Prediction::PhaseLoad& l) {
+      if (l.host_s > 0 || l.kernels_s > 0)
+        bounds[name] = {{"bound", l.host_bound() ? "host" : "device"}, {"host_s", l.host_s}, {"kernels_s", l.kernels_s}, {"waiting_s", l.waiting_s}};
+    };
+    phase("forward", p.forward_load);
+    phase("backward", p.backward_load);
+    phase("update", p.update_load);
+    j["phase_bounds"] = std::move(bounds);
   }
   if (p.framework_s > 0) j["framework_s"] = p.framework_s;
   if (p.sync_wait != 1.0) j["sync_wait"] = p.sync_wait;
@@ -122,9 +132,20 @@ void print_prediction(std::ostream& out, const Prediction& p, const Graph& g, bo
     if (p.epoch_s)
       out << "epoch               " << fixed(*p.epoch_s, 1) << " s (" << *p.iterations_per_epoch << " iterations)\n";
   }
-  if (p.host_dispatch_s > 0)
+  if (p.host_dispatch_s > 0) {
     out << "host                " << ms(p.host_dispatch_s) << " ms queueing kernels; the device waits " << ms(p.device_waiting_s)
-              << " ms of it (profile's host_dispatch_s)\n";
+              << " ms of it (profile's host_dispatch_s; --launch graph removes it)\n";
+    const auto phase = [&](const char* name, const Prediction::PhaseLoad& l) {
+      if (l.host_s <= 0 && l.kernels_s <= 0) return;
+      out << "  " << name << std::string(18 - std::string(name).size(), ' ') << (l.host_bound() ? "host-bound: " : "device-bound: ")
+          << "host " << ms(l.host_s) << " ms, kernels " << ms(l.kernels_s) << " ms, device idle " << ms(l.waiting_s) << " ms\n";
+    };
+    phase("forward", p.forward_load);
+    phase("backward", p.backward_load);
+    phase("update", p.update_load);
+  } else if (p.config.launch == Launch::graph) {
+    out << "launch              graph replay: no per-kernel dispatch from the host\n";
+  }
   if (p.framework_s > 0)
     out << "framework           " << ms(p.framework_s) << " ms of the computation is the framework's own work per op (profile's host_op_s)\n";
   print_memory(out, p);

@@ -30,6 +30,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--sync", o.sync, "gradient all-reduce: bucketed (DDP, overlapping backward), per-layer (blocking) or end (blocking)")->capture_default_str();
   c->add_option("--dataset-size", o.dataset_size, "samples per epoch, for the epoch time")->check(positive());
   c->add_flag("--inference", o.inference, "predict inference (forward pass) instead of training");
+  c->add_option("--launch", o.launch, "GPUs: eager (one host launch per kernel, as PyTorch runs by default) or graph (the step replayed as a CUDA Graph: no per-kernel dispatch)")->capture_default_str();
   c->add_option("--input", o.input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(positive());
   c->add_option("--seq", o.sequence, "tokens per sample (zoo transformers)")->check(positive());
   c->add_flag("--json", o.json, "print one JSON object");
@@ -55,6 +56,7 @@ RunConfig run_config(const RunOptions& o, const HardwareProfile& hw) {
   c.plan.devices_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : hw.node.devices;
   if (o.dataset_size > 0) c.dataset_size = o.dataset_size;
   c.inference = o.inference;
+  c.launch = parse_or_fail(parse_launch(o.launch), "launch", o.launch, "eager or graph");
   return c;
 }
 

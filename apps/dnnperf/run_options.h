@@ -27,6 +27,7 @@ struct RunOptions {
   std::string sync = "bucketed";
   std::int64_t dataset_size = 0;
   bool inference = false;
+  std::string launch = "eager";
   bool json = false;
   std::vector<std::int64_t> input;
   std::int64_t sequence = 0;

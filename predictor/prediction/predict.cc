@@ -126,12 +126,14 @@ std::vector<double> host_dispatch_times(const Graph& graph, const std::vector<Ke
 /// Turns kernel times into their shares of the device's timeline when the host queues kernel i
 /// `host[i]` after kernel i - 1 and the device starts it once it is queued and its predecessor
 /// has finished. Returns the device's total waiting time.
-double onto_device_timeline(const std::vector<double>& host, std::vector<double>& seconds) {
+double onto_device_timeline(const std::vector<double>& host, std::vector<double>& seconds, std::vector<double>* waiting = nullptr) {
   double queued = 0, end = 0, busy = 0;
+  if (waiting) waiting->assign(seconds.size(), 0.0);
   for (std::size_t i = 0; i < seconds.size(); ++i) {
     queued += host[i];
     const double finish = std::max(queued, end) + seconds[i];
     busy += seconds[i];
+    if (waiting) (*waiting)[i] = finish - end - seconds[i];
     seconds[i] = finish - end;
     end = finish;
   }
@@ -284,9 +286,12 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
       if (!step.low.empty()) step.low[i] += host[i], step.high[i] += host[i];
     }
   }
-  if (!d.host_dispatch_s.empty()) {
+  if (config.launch == Launch::graph && hw.device.kind != "gpu")
+    throw InputError("--launch graph: hardware '" + hw.name + "' is a " + hw.device.kind +
+                     ", whose kernels run on the thread that calls them; graph replay applies to GPUs");
+  if (!d.host_dispatch_s.empty() && config.launch == Launch::eager) {
     step.host_seconds = host_dispatch_times(graph, step.kernels, d);
-    step.device_waiting_s = onto_device_timeline(step.host_seconds, step.seconds);
+    step.device_waiting_s = onto_device_timeline(step.host_seconds, step.seconds, &step.waiting_seconds);
     if (!step.low.empty()) {
       // The host's times move together: they share the framework and the host's speed.
       const double spread = std::exp(1.96 * d.host_dispatch_sigma);
@@ -357,6 +362,15 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
       default: layer.backward_s += s; p.backward_s += s; break;
     }
     if (k.op_kind == OpKind::cross_entropy && k.phase != Phase::update) p.loss_s += s;
+  }
+  if (!step.host_seconds.empty()) {
+    for (std::size_t i = 0; i < step.kernels.size(); ++i) {
+      const Phase phase = step.kernels[i].phase;
+      Prediction::PhaseLoad& load = phase == Phase::forward ? p.forward_load : phase == Phase::update ? p.update_load : p.backward_load;
+      load.host_s += step.host_seconds[i];
+      load.waiting_s += step.waiting_seconds[i];
+      load.kernels_s += step.seconds[i] - step.waiting_seconds[i];
+    }
   }
   p.memory = estimate_memory(graph, hw, config);
   for (const double h : step.host_seconds) p.host_dispatch_s += h;

@@ -55,6 +55,17 @@ struct Prediction {
   /// part of compute_s that is the host's, not the kernels'). Zero otherwise.
   double host_dispatch_s = 0;
   double device_waiting_s = 0;
+  /// Per phase (forward, backward, update), what bounds it on such a device: the host's time
+  /// queueing its kernels against the device's time running them, and the device's idle time
+  /// waiting for the host. A phase whose host time exceeds its kernels' is host-bound (faster
+  /// kernels would not shorten it; --launch graph or a faster host would).
+  struct PhaseLoad {
+    double host_s = 0;
+    double kernels_s = 0;
+    double waiting_s = 0;
+    bool host_bound() const { return host_s > kernels_s; }
+  };
+  PhaseLoad forward_load, backward_load, update_load;
   /// Synchronous devices (CPUs) whose profile measured the framework's time per op
   /// (DeviceSpec::host_op_s): the part of compute_s that is the framework's own work, run on the
   /// same thread as the kernels. Zero otherwise.
@@ -89,6 +100,8 @@ struct PricedStep {
   /// The host's time to queue each kernel (empty without DeviceSpec::host_dispatch_s), and the
   /// part of `seconds` that is waiting for it.
   std::vector<double> host_seconds;
+  /// The part of each kernel's `seconds` that the device spent waiting for the host to queue it.
+  std::vector<double> waiting_seconds;
   double device_waiting_s = 0;
   /// On a synchronous device, the framework's time per op, included in `seconds` (step total).
   double framework_s = 0;

@@ -33,4 +33,12 @@ std::optional<Optimizer> parse_optimizer(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view launch_name(Launch l) { return l == Launch::graph ? "graph" : "eager"; }
+
+std::optional<Launch> parse_launch(std::string_view name) {
+  for (Launch l : {Launch::eager, Launch::graph})
+    if (launch_name(l) == name) return l;
+  return std::nullopt;
+}
+
 }  // namespace dnnperf

@@ -16,6 +16,15 @@ enum class Precision : std::uint8_t { fp32, tf32, fp16, bf16 };
 std::string_view precision_name(Precision p);
 std::optional<Precision> parse_precision(std::string_view name);
 std::string_view optimizer_name(Optimizer o);
+
+/// How the host hands an asynchronous device its kernels. eager: one launch per kernel from the
+/// framework (PyTorch's default; the profile's measured DeviceSpec::host_dispatch_s paces the
+/// device). graph: the step captured once and replayed (CUDA Graphs, torch.compile's
+/// "reduce-overhead"), so the host's per-kernel dispatch drops out and the kernels run back to
+/// back; each kernel keeps its own launch-to-finish minimum, which the kernel models include.
+enum class Launch : std::uint8_t { eager, graph };
+std::string_view launch_name(Launch l);
+std::optional<Launch> parse_launch(std::string_view name);
 std::optional<Optimizer> parse_optimizer(std::string_view name);
 
 struct RunConfig {
@@ -26,6 +35,7 @@ struct RunConfig {
   std::optional<std::int64_t> dataset_size;
   /// Predict inference (forward only) instead of a training iteration.
   bool inference = false;
+  Launch launch = Launch::eager;
 };
 
 }  // namespace dnnperf

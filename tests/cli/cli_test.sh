@@ -45,6 +45,11 @@ check predict_epoch 0 'epoch +[0-9.]+ s' -- "$bin" predict -n resnet18 --hardwar
 check predict_not_fit 0 'DOES NOT FIT' -- "$bin" predict -n gpt3-175b --seq 2048 --hardware a100 -b 1 --dtype bf16 --optimizer adam --summary
 check scale_table 0 '4096 +32768' -- "$bin" scale -n resnet50 --hardware a100 -b 256 --nodes 1..4096
 check scale_strong 0 'strong scaling' -- "$bin" scale -n resnet50 --hardware a100 -b 8192 --nodes 1,2,4 --scaling strong
+h200fit="$src/data/hardware/calibrated/h200-torch-2026-11-30.json"
+check predict_phase_bound 0 'forward +(host|device)-bound: host [0-9.]+ ms, kernels [0-9.]+ ms' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary
+check predict_graph_launch 0 'graph replay: no per-kernel dispatch' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary --launch graph
+check bad_launch 1 "--launch: unknown value 'lazy' \(eager or graph\)" -- "$bin" predict -n resnet50 -b 8 --launch lazy
+check cpu_graph_launch 1 'graph replay applies to GPUs' -- "$bin" predict -n resnet18 --hardware cpu -b 2 --launch graph
 check bad_hardware 1 "unknown hardware 'tpu'" -- "$bin" predict -n resnet50 --hardware tpu -b 8
 check bad_dtype 1 "--dtype: unknown value 'fp8'" -- "$bin" predict -n resnet50 -b 8 --dtype fp8
 check bad_allreduce 1 "--allreduce: unknown value 'bruck'" -- "$bin" predict -n resnet50 -b 8 --allreduce bruck

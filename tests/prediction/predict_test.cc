@@ -259,6 +259,36 @@ TEST_CASE("A GPU waits for a host that queues kernels more slowly than it runs t
   CHECK(bound.iteration_s - bound.device_waiting_s == Approx(fast.iteration_s).epsilon(1e-6));  // busy time: the kernels'
 }
 
+TEST_CASE("Each phase says whether the host or the device bounds it, and graph replay removes the host", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("h100");
+  const Graph g = network("resnet18", 2);
+  const RunConfig eager = on(1, 1);
+  const Prediction kernels_only = predict(g, hw, eager);
+  // A host slow on backward kernels only: backward is host-bound, forward is not.
+  hw.device.host_dispatch_s = {{"memory", 1e-7}, {"gemm", 1e-7}, {"conv_forward", 1e-7}, {"conv_backward_data", 2e-3}, {"conv_backward_filter", 2e-3}};
+  const Prediction p = predict(g, hw, eager);
+  CHECK_FALSE(p.forward_load.host_bound());
+  CHECK(p.backward_load.host_bound());
+  CHECK(p.backward_load.waiting_s > 0);
+  CHECK(p.forward_load.waiting_s < 1e-3 * p.forward_s);
+  // The phases' parts add up to the step's: kernels plus waiting is the device's time.
+  const double kernels = p.forward_load.kernels_s + p.backward_load.kernels_s + p.update_load.kernels_s;
+  const double waiting = p.forward_load.waiting_s + p.backward_load.waiting_s + p.update_load.waiting_s;
+  CHECK(kernels + waiting == Approx(p.compute_s).epsilon(1e-9));
+  CHECK(waiting == Approx(p.device_waiting_s).epsilon(1e-9));
+  CHECK(kernels == Approx(kernels_only.compute_s).epsilon(1e-9));
+
+  RunConfig graph = eager;
+  graph.launch = Launch::graph;
+  const Prediction replayed = predict(g, hw, graph);
+  CHECK(replayed.host_dispatch_s == 0);
+  CHECK(replayed.device_waiting_s == 0);
+  CHECK(replayed.compute_s == Approx(kernels_only.compute_s).epsilon(1e-12));
+  CHECK(replayed.iteration_s < p.iteration_s);
+  // A CPU runs its kernels on the calling thread: there is nothing to replay.
+  CHECK_THROWS_AS(predict(g, find_hardware_profile("cpu"), graph), InputError);
+}
+
 TEST_CASE("An op whose host time was measured whole is charged it once per phase, views included", "[prediction]") {
   HardwareProfile hw = find_hardware_profile("h100");
   const double per_kernel = 1e-4;
