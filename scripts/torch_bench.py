@@ -248,11 +248,21 @@ def flops(op, p):
     return 2.0 * p["n"] * p["k"] * oh * ow * (p["c"] // p["groups"]) * p["r"] * p["s"]
 
 
-def make_call(op, p, device):
+# --dtype: the element type GEMMs and convolutions are timed in, as records name it. tf32 is fp32
+# data on TF32 tensor cores (both of torch's switches on); f32 keeps torch's defaults.
+TORCH_DTYPES = {"f32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def matrix_op(op):
+    return op == "gemm" or op.startswith("conv_")
+
+
+def make_call(op, p, device, dtype="f32"):
     g = torch.Generator(device="cpu").manual_seed(7)
+    element = TORCH_DTYPES[dtype] if matrix_op(op) else torch.float32
 
     def rand(*shape):
-        return torch.rand(*shape, generator=g).mul_(2).sub_(1).to(device)  # uniform in [-1, 1): never zeros
+        return torch.rand(*shape, generator=g).mul_(2).sub_(1).to(device=device, dtype=element)  # uniform in [-1, 1): never zeros
 
     if optimizer_kind(op):
         return optimizer_rotation(optimizer_kind(op), p["bytes"] // 4, device)
@@ -388,6 +398,8 @@ def main():
     parser.add_argument("--batch", type=int, default=32, help="batch for zoo:NETWORK")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--dtype", default="f32", choices=sorted(TORCH_DTYPES),
+                        help="element type of the GEMMs and convolutions (memory passes stay f32); tf32: fp32 on TF32 tensor cores")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
     parser.add_argument("--max-flops", type=float, default=4e9, help="skip larger kernels (default 4e9)")
     parser.add_argument("--target", type=float, default=0.1, help="seconds of repetitions per kernel")
@@ -429,6 +441,11 @@ def main():
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("torch_bench: no CUDA device available to PyTorch; nothing measured", file=sys.stderr)
         return 77
+    if args.dtype != "f32" and not args.device.startswith("cuda"):
+        raise SystemExit(f"torch_bench: --dtype {args.dtype} is for a GPU (dnnperf's CPU profiles price f32 kernels)")
+    if args.dtype == "tf32":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     if args.threads:
         torch.set_num_threads(args.threads)
     distances = []
@@ -536,7 +553,7 @@ def co_run_load(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     with open(args.co_run_load) as f:
-        calls = [make_call(k["op"], k["params"], args.device) for k in json.load(f) if flops(k["op"], k["params"]) <= args.max_flops]
+        calls = [make_call(k["op"], k["params"], args.device, args.dtype) for k in json.load(f) if flops(k["op"], k["params"]) <= args.max_flops]
     announced = False
     while True:
         for call in calls:
@@ -648,7 +665,7 @@ def blank_record(args, kern, layout, caches):
         record_layout = dict(record_layout, pass_channels=pass_channels(args.device))
     if optimizer_kind(kern["op"]):  # each step meets its parameter cold (optimizer_rotation)
         record_layout = dict(record_layout, rotated_parameters=rotated_parameters(optimizer_kind(kern["op"]), kern["params"]["bytes"] // 4, args.device))
-    return {"op": kern["op"], "params": kern["params"], "dtype": "f32", "algorithm": "torch:default",
+    return {"op": kern["op"], "params": kern["params"], "dtype": args.dtype if matrix_op(kern["op"]) else "f32", "algorithm": "torch:default",
             "layout": record_layout, "library": "PyTorch", "library_version": torch.__version__,
             "host": socket.gethostname(), "date": utc_now(), "status": "ok"}
 
@@ -661,7 +678,7 @@ def timed_record(args, kern, record, cold):
         record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
     else:
         try:
-            samples, host = measure(make_call(kern["op"], kern["params"], args.device), args.device, args.target, cold)
+            samples, host = measure(make_call(kern["op"], kern["params"], args.device, args.dtype), args.device, args.target, cold)
             record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
                           metrics=dict({"flop_rate": f / timing(samples)["median"]} if f else
                                        {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]},

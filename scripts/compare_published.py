@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Holds `dnnperf predict` on the datasheet GPU profiles against published per-GPU throughputs
+(data/published/gpu_throughput.json: NVIDIA's DeepLearningExamples, Megatron-LM's paper) and
+prints one Markdown table row per case, with the error and the median and largest |error|.
+
+  scripts/compare_published.py [--dnnperf build/bin/dnnperf] [--cases FILE] [--hardware-dir DIR]
+
+--hardware-dir DIR prices each case with DIR/<profile file> instead of the shipped profile of its
+short name (to compare another derivation of the profiles).
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHORT_NAMES = {"v100": "v100-sxm2-32gb.json", "a100": "a100-sxm4-80gb.json", "h100": "h100-sxm5-80gb.json", "h200": "h200-sxm-141gb.json"}
+
+
+def predict(dnnperf, case, hardware):
+    gpus = case.get("gpus", 1)
+    per_node = min(gpus, 8)
+    cmd = [dnnperf, "predict", "-n", case["network"], "--hardware", hardware, "-b", str(case["batch"]),
+           "--dtype", case["dtype"], "--gpus-per-node", str(per_node), "--nodes", str(gpus // per_node), "--json"]
+    if case.get("seq") is not None:
+        cmd += ["--seq", str(case["seq"])]
+    if case.get("optimizer"):
+        cmd += ["--optimizer", case["optimizer"]]
+    if case.get("inference"):
+        cmd += ["--inference"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
+    p = json.loads(out.stdout)
+    return p["samples_per_s"] / p["devices"], p["fits_in_memory"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dnnperf", default=str(ROOT / "build" / "bin" / "dnnperf"))
+    parser.add_argument("--cases", default=str(ROOT / "data" / "published" / "gpu_throughput.json"))
+    parser.add_argument("--hardware-dir", default=None)
+    args = parser.parse_args()
+    with open(args.cases) as f:
+        table = json.load(f)
+    print("| network | GPU | dtype | batch | GPUs | mode | published /s | predicted /s | error | source |")
+    print("| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |")
+    errors = []
+    for i, case in enumerate(table["cases"]):
+        for key in ("network", "hardware", "dtype", "batch", "samples_per_s", "source"):
+            if key not in case:
+                raise SystemExit(f"{args.cases}: cases[{i}]: missing '{key}'")
+        hardware = case["hardware"]
+        if args.hardware_dir:
+            hardware = str(Path(args.hardware_dir) / SHORT_NAMES.get(hardware, hardware))
+        predicted, fits = predict(args.dnnperf, case, hardware)
+        error = predicted / case["samples_per_s"] - 1
+        errors.append(error)
+        name = case["network"] if len(case["network"]) < 24 else case["network"].split(",")[0] + ",..."
+        if case.get("seq"):
+            name += f" s{case['seq']}"
+        mode = "inference" if case.get("inference") else "training"
+        note = case.get("note", "") + ("" if fits else "; does not fit in memory without recomputation")
+        print(f"| {name} | {case['hardware']} | {case['dtype']} | {case['batch']} | {case.get('gpus', 1)} | {mode} | "
+              f"{case['samples_per_s']:g} | {predicted:.1f} | {100 * error:+.1f}% | {case['source']}{': ' + note if note else ''} |")
+    absolute = [abs(e) for e in errors]
+    print(f"\n{len(errors)} cases: median |error| {100 * statistics.median(absolute):.1f}%, "
+          f"mean {100 * statistics.mean(absolute):.1f}%, largest {100 * max(absolute):.1f}%; "
+          f"median signed {100 * statistics.median(errors):+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
