@@ -243,6 +243,7 @@ fitting::GpuFit fit_gpu_family(std::ostream& log, const DeviceSpec& device, cons
 
 ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const HardwareProfile& base, nlohmann::json& profile, const std::string& sources) {
   fitting::ComputeData data = fitting::load_compute_data(o.files);
+  fitting::check_device_kind(data, base, o.files);
   std::optional<DType> dtype;
   if (!o.dtype.empty() && !(dtype = parse_dtype(o.dtype)))
     throw InputError("--dtype: unknown element type '" + o.dtype + "' (f32, bf16, f16, ...)");

@@ -27,6 +27,7 @@ struct ScoreOptions {
 void run_score(const ScoreOptions& o) {
   const HardwareProfile profile = find_hardware_profile(o.hardware);
   const fitting::ComputeData data = fitting::load_compute_data(o.files);
+  fitting::check_device_kind(data, profile, o.files);
   if (data.samples.empty()) throw InputError("no usable GEMM, convolution or memory-pass measurements in the given files");
   std::vector<fitting::ScoredKernel> kernels;
   const std::vector<fitting::ClassScore> scores = fitting::score_compute(profile, data, &kernels);

@@ -955,6 +955,17 @@ bool ran_tf32(const bench::Record& r) {
 
 }  // namespace
 
+void check_device_kind(const ComputeData& data, const HardwareProfile& profile, const std::vector<std::string>& files) {
+  if (data.device.empty() || data.device == "?") return;  // records that name no device
+  const std::string kind = data.device == "cpu" ? "cpu" : "gpu";  // the PyTorch backend and bench name a GPU by its model
+  if (kind == profile.device.kind) return;
+  std::string names;
+  for (const std::string& f : files) names += (names.empty() ? "" : ", ") + f;
+  throw InputError(names + ": measured on " + (kind == "cpu" ? "a CPU" : "a GPU (" + data.device + ")") + ", but profile '" + profile.name +
+                   "' describes a " + profile.device.kind + " (" + profile.device.model + "); fit or score records against a profile of their own kind" +
+                   (kind == "cpu" ? " (--hardware cpu)" : " (--hardware h200, a100, ...)"));
+}
+
 ComputeData load_compute_data(const std::vector<std::string>& files) {
   ComputeData d;
   std::set<std::string> hosts, devices;

@@ -120,6 +120,11 @@ struct ComputeData {
 /// must not mix.
 ComputeData load_compute_data(const std::vector<std::string>& files);
 
+/// Throws InputError where `data` was measured on another kind of device than `profile`
+/// describes (records of a CPU against a GPU profile, or the reverse): their times would be fitted
+/// or scored by the other kind's models, a silently wrong price. `files` name them in the message.
+void check_device_kind(const ComputeData& data, const HardwareProfile& profile, const std::vector<std::string>& files);
+
 /// Keeps the GEMMs and convolutions of one element type, `dtype` or by default f32 where there
 /// are any (else the most measured type), and moves the others to `data.excluded`: both families
 /// fit one surface per kernel class, which two element types' rates would blur. Returns the type

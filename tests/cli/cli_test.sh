@@ -78,6 +78,9 @@ mkdir -p "$tmp/dir.json"
 check network_directory 1 'dir.json: is a directory, not a JSON file' -- "$bin" net show "$tmp/dir.json"
 check profile_directory 1 'dir.json: is a directory, not a JSON file' -- "$bin" predict -n resnet18 -b 8 --hardware "$tmp/dir.json"
 check platform_directory 1 'dir.json: is a directory, not a JSON file' -- "$bin" schedule --network resnet18 --platform "$tmp/dir.json"
+check score_kind_mismatch 1 'torch_cpu_kernels.jsonl: measured on a CPU, but profile .h200-sxm-141gb. describes a gpu' -- "$bin" score --hardware h200 "$src/data/measurements/cpu-vm-2core/torch_cpu_kernels.jsonl"
+check fit_kind_mismatch 1 'measured on a GPU \(NVIDIA H200\), but profile .cpu-generic. describes a cpu' -- "$bin" fit "$src/data/measurements/h200/lease2/torch_cuda_memory.jsonl" --hardware cpu -o "$tmp/kind.json"
+[ -e "$tmp/kind.json" ] && { echo "FAIL fit_kind_mismatch wrote a profile"; fail=1; }
 check records_directory 1 'dir.json: is a directory, not a measurement file' -- "$bin" score --hardware h200 "$tmp/dir.json"
 check bench_output_directory 1 'is a directory; name a file for the records' -- "$bin" bench allreduce -o "$tmp/dir.json"
 check bench_output_full 1 '/dev/full: write failed: No space left on device' -- "$bin" bench allreduce -o /dev/full
