@@ -80,7 +80,7 @@ def profiled(step, steps):
 
 
 # As calibration times a kernel from evicted caches, with the fewest repetitions (torch_bench.measure).
-COLD = argparse.Namespace(device="cpu", target=0.0, max_flops=float("inf"))
+COLD = argparse.Namespace(device="cpu", dtype="f32", target=0.0, max_flops=float("inf"))
 
 
 def cold_seconds(kernel, flush, records):

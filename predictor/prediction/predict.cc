@@ -133,7 +133,7 @@ double onto_device_timeline(const std::vector<double>& host, std::vector<double>
     queued += host[i];
     const double finish = std::max(queued, end) + seconds[i];
     busy += seconds[i];
-    if (waiting) (*waiting)[i] = finish - end - seconds[i];
+    if (waiting) (*waiting)[i] = std::max(0.0, finish - end - seconds[i]);  // rounding: never a negative wait
     seconds[i] = finish - end;
     end = finish;
   }
