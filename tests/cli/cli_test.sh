@@ -567,7 +567,7 @@ import json, sys
 g = json.load(open(sys.argv[1]))['device']['efficiency']['gpu']
 assert g['generation'] == 'hopper' and 0 < g['math']['tf32']['max_efficiency'] <= 1, g
 assert set(g['residual_sigma']) == {'gemm'}, g['residual_sigma']" "$tmp/f32.json" && echo "ok   fit_gpu_family_written" || { echo "FAIL fit_gpu_family_written"; fail=1; }
-check fit_bad_dtype 1 "--dtype: unknown element type 'f99'" -- "$bin" fit "$gpumb/gemm_square.jsonl" --dtype f99 -o "$tmp/bad.json"
+check fit_bad_dtype 1 "--dtype: unknown element type 'f99'" -- "$bin" fit "$gpumb/gemm_square.jsonl" --hardware h200 --dtype f99 -o "$tmp/bad.json"
 # Ground truth of another size than the prediction's is a failed case, not a comparison.
 check validate_measured_size 1 'measured with input \[128\], predicted with \[64\] \(--seq\)' -- "$bin" validate --hardware "$tmp/gpu.json" --networks transformer_encoder --batch 32 --seq 64 --measured "$src/data/measurements/h200/validation/ground_truth"
 check predict_gpu_host 0 'host  .* ms queueing kernels; the device waits' -- "$bin" predict -n mobilenet_v2 -b 32 --hardware "$tmp/gpu.json" --gpus-per-node 1 --summary
