@@ -362,11 +362,8 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
       default: layer.backward_s += s; p.backward_s += s; break;
     }
     if (k.op_kind == OpKind::cross_entropy && k.phase != Phase::update) p.loss_s += s;
-  }
-  if (!step.host_seconds.empty()) {
-    for (std::size_t i = 0; i < step.kernels.size(); ++i) {
-      const Phase phase = step.kernels[i].phase;
-      Prediction::PhaseLoad& load = phase == Phase::forward ? p.forward_load : phase == Phase::update ? p.update_load : p.backward_load;
+    if (!step.host_seconds.empty()) {
+      Prediction::PhaseLoad& load = k.phase == Phase::forward ? p.forward_load : k.phase == Phase::update ? p.update_load : p.backward_load;
       load.host_s += step.host_seconds[i];
       load.waiting_s += step.waiting_seconds[i];
       load.kernels_s += step.seconds[i] - step.waiting_seconds[i];
