@@ -52,6 +52,7 @@ void save_for_op(const Graph& g, const Op& op, Saver& s) {
       s.extra(8 * in(0).shape[1]);  // mean and inverse std, fp32
       return;
     case OpKind::layer_norm:
+    case OpKind::rms_norm:
       s.tensor(op.inputs[0]);
       s.extra(8 * (in(0).shape.numel() / in(1).shape.numel()));
       return;
@@ -77,12 +78,29 @@ void save_for_op(const Graph& g, const Op& op, Saver& s) {
       s.tensor(op.inputs[0]);
       return;
     case OpKind::attention: {
-      const std::int64_t b = y.shape[0], n = y.shape[1], e = y.shape[2], h = op.attrs.heads;
+      const OpAttrs& a = op.attrs;
+      const std::int64_t b = y.shape[0], n = y.shape[1], h = a.heads, kv = a.kv_heads ? a.kv_heads : h;
+      const std::int64_t d = a.head_dim ? a.head_dim : y.shape[2] / h;
       const std::int64_t es = s.element_bytes(y.dtype);
       s.tensor(op.inputs[0]);
-      s.extra(es * 4 * b * n * e);                     // q, k, v and the merged context
+      s.extra(es * b * n * (2 * h + 2 * kv) * d);      // q, k, v and the merged context
+      if (a.flash) {
+        s.extra(4 * b * h * n);                        // the softmax's log-sum-exp per row, fp32
+        return;                                        // the probabilities are recomputed
+      }
       s.extra(es * b * h * n * n);                     // attention probabilities
-      if (op.attrs.p > 0) s.extra(b * h * n * n);      // dropout mask
+      if (a.p > 0) s.extra(b * h * n * n);             // dropout mask
+      return;
+    }
+    case OpKind::moe: {
+      const OpAttrs& a = op.attrs;
+      const std::int64_t width = y.shape.back(), tokens = y.shape.numel() / width;
+      const std::int64_t local = a.local_experts ? a.local_experts : a.experts;
+      const std::int64_t slots = local * moe_expert_capacity(a, tokens);
+      const std::int64_t es = s.element_bytes(y.dtype);
+      s.tensor(op.inputs[0]);
+      s.extra(es * tokens * a.experts + 8 * tokens * a.top_k);       // router probabilities, routing indices
+      s.extra(es * slots * (width + (a.gated ? 3 : 2) * a.out_features));  // permuted tokens, projections, activation
       return;
     }
     case OpKind::cross_entropy:

@@ -46,6 +46,10 @@ class Graph {
   const std::vector<Op>& ops() const { return ops_; }
   const Op& op(int index) const { return ops_[static_cast<std::size_t>(index)]; }
 
+  /// Makes an input tensor one whose gradient the step computes: the activation entering a layer
+  /// cut out of a network (large-model planning prices one layer alone). Call before any op reads it.
+  void mark_requires_grad(int tensor) { tensors_[static_cast<std::size_t>(tensor)].requires_grad = true; }
+
   /// Marks a tensor as a result of the network (the loss, the logits).
   void mark_output(int tensor) { outputs_.push_back(tensor); }
   const std::vector<int>& outputs() const { return outputs_; }

@@ -64,12 +64,13 @@ std::span<const int> NetworkBuilder::add_layer(OpKind kind, const OpAttrs& a, st
       inputs.push_back(parameter(full, ".running_mean", {x[1]}, TensorRole::buffer));
       inputs.push_back(parameter(full, ".running_var", {x[1]}, TensorRole::buffer));
       break;
-    case OpKind::layer_norm: {
+    case OpKind::layer_norm:
+    case OpKind::rms_norm: {
       need_rank(static_cast<int>(a.normalized_dims));
       if (a.normalized_dims < 1) positive(a.normalized_dims, "normalized_dims");
       const TensorShape normalized(x.dims().last(static_cast<std::size_t>(a.normalized_dims)));
       inputs.push_back(parameter(full, ".weight", normalized));
-      if (a.bias) inputs.push_back(parameter(full, ".bias", normalized));
+      if (a.bias && kind == OpKind::layer_norm) inputs.push_back(parameter(full, ".bias", normalized));
       break;
     }
     case OpKind::embedding:
@@ -79,11 +80,39 @@ std::span<const int> NetworkBuilder::add_layer(OpKind kind, const OpAttrs& a, st
       break;
     case OpKind::attention: {
       need_rank(1);
-      const std::int64_t e = x.back();
-      inputs.push_back(parameter(full, ".in_proj_weight", {3 * e, e}));
-      if (a.bias) inputs.push_back(parameter(full, ".in_proj_bias", {3 * e}));
-      inputs.push_back(parameter(full, ".out_proj.weight", {e, e}));
+      positive(a.heads, "heads");
+      const std::int64_t e = x.back(), kv = a.kv_heads ? a.kv_heads : a.heads;
+      if (a.kv_heads < 0) positive(a.kv_heads, "kv_heads");
+      if (a.head_dim < 0) positive(a.head_dim, "head_dim");
+      if (!a.head_dim && e % a.heads != 0)
+        throw InputError("op '" + full + "' (attention): width " + std::to_string(e) + " is not divisible by " +
+                         std::to_string(a.heads) + " heads");
+      if (a.heads % kv != 0)
+        throw InputError("op '" + full + "' (attention): kv_heads=" + std::to_string(kv) + " does not divide heads=" +
+                         std::to_string(a.heads));
+      const std::int64_t d = a.head_dim ? a.head_dim : e / a.heads;
+      // Queries, then keys and values: one fused projection, as Megatron and PyTorch hold it.
+      const std::int64_t qkv = (a.heads + 2 * kv) * d;
+      inputs.push_back(parameter(full, ".in_proj_weight", {qkv, e}));
+      if (a.bias) inputs.push_back(parameter(full, ".in_proj_bias", {qkv}));
+      inputs.push_back(parameter(full, ".out_proj.weight", {e, a.heads * d}));
       if (a.bias) inputs.push_back(parameter(full, ".out_proj.bias", {e}));
+      break;
+    }
+    case OpKind::moe: {
+      need_rank(2);
+      positive(a.experts, "experts");
+      positive(a.out_features, "out_features (the expert width)");
+      positive(a.top_k, "top_k");
+      if (a.top_k > a.experts)
+        throw InputError("op '" + full + "' (moe): top_k=" + std::to_string(a.top_k) + " exceeds experts=" + std::to_string(a.experts));
+      if (a.local_experts < 0 || a.local_experts > a.experts || (a.local_experts && a.experts % a.local_experts != 0))
+        throw InputError("op '" + full + "' (moe): local_experts=" + std::to_string(a.local_experts) + " must divide experts=" +
+                         std::to_string(a.experts));
+      const std::int64_t e = x.back(), local = a.local_experts ? a.local_experts : a.experts;
+      inputs.push_back(parameter(full, ".router.weight", {a.experts, e}));
+      inputs.push_back(parameter(full, ".experts.w_in", {local, (a.gated ? 2 : 1) * a.out_features, e}));
+      inputs.push_back(parameter(full, ".experts.w_out", {local, e, a.out_features}));
       break;
     }
     case OpKind::weighted_sum:
@@ -93,6 +122,12 @@ std::span<const int> NetworkBuilder::add_layer(OpKind kind, const OpAttrs& a, st
       break;
   }
   return graph_.add_op(kind, full, a, std::move(inputs));
+}
+
+int NetworkBuilder::activation_input(const std::string& name, TensorShape shape) {
+  const int t = input(name, std::move(shape), dtype_);
+  graph_.mark_requires_grad(t);
+  return t;
 }
 
 int NetworkBuilder::input(const std::string& name, TensorShape shape, DType dtype) {
@@ -134,9 +169,10 @@ int NetworkBuilder::batch_norm(int x, const std::string& name, double eps) {
   return add_layer1(OpKind::batch_norm, a, {x}, name);
 }
 
-int NetworkBuilder::layer_norm(int x, const std::string& name, double eps) {
+int NetworkBuilder::layer_norm(int x, const std::string& name, double eps, bool bias) {
   OpAttrs a;
   a.eps = eps;
+  a.bias = bias;
   return add_layer1(OpKind::layer_norm, a, {x}, name);
 }
 
@@ -238,6 +274,37 @@ int NetworkBuilder::attention(int x, std::int64_t heads, double dropout, bool ca
   a.p = dropout;
   a.causal = causal;
   return add_layer1(OpKind::attention, a, {x}, name);
+}
+
+int NetworkBuilder::attention(int x, const AttentionSpec& spec, const std::string& name) {
+  OpAttrs a;
+  a.heads = spec.heads;
+  a.kv_heads = spec.kv_heads;
+  a.head_dim = spec.head_dim;
+  a.p = spec.dropout;
+  a.causal = spec.causal;
+  a.flash = spec.flash;
+  a.rotary = spec.rotary;
+  a.bias = spec.bias;
+  return add_layer1(OpKind::attention, a, {x}, name);
+}
+
+int NetworkBuilder::rms_norm(int x, const std::string& name, double eps) {
+  OpAttrs a;
+  a.eps = eps;
+  a.bias = false;
+  return add_layer1(OpKind::rms_norm, a, {x}, name);
+}
+
+int NetworkBuilder::moe(int x, const MoeSpec& spec, const std::string& name) {
+  OpAttrs a;
+  a.experts = spec.experts;
+  a.local_experts = spec.local_experts;
+  a.top_k = spec.top_k;
+  a.capacity_factor = spec.capacity_factor;
+  a.out_features = spec.ffn;
+  a.gated = spec.gated;
+  return add_layer1(OpKind::moe, a, {x}, name);
 }
 
 int NetworkBuilder::cross_entropy(int logits, int target, const std::string& name) {

@@ -27,6 +27,30 @@ struct ConvSpec {
   std::array<std::int64_t, 2> dilation{1, 1};
 };
 
+/// Self-attention beyond the classic block: grouped-query heads, a fused (flash) kernel, rotary
+/// positions; OpAttrs documents each field.
+struct AttentionSpec {
+  std::int64_t heads = 1;
+  std::int64_t kv_heads = 0;  // 0: heads
+  std::int64_t head_dim = 0;  // 0: width / heads
+  double dropout = 0;
+  bool causal = false;
+  bool flash = false;
+  bool rotary = false;
+  bool bias = true;
+};
+
+/// A mixture-of-experts feed-forward layer: `experts` MLPs of width `ffn`, each token routed to
+/// `top_k` of them.
+struct MoeSpec {
+  std::int64_t experts = 8;
+  std::int64_t local_experts = 0;  // 0: experts
+  std::int64_t top_k = 2;
+  double capacity_factor = 1.0;
+  std::int64_t ffn = 0;
+  bool gated = true;
+};
+
 class NetworkBuilder {
  public:
   explicit NetworkBuilder(std::string name, DType dtype = DType::f32);
@@ -40,6 +64,8 @@ class NetworkBuilder {
   }
 
   int input(const std::string& name, TensorShape shape, DType dtype = DType::f32);
+  /// An input that carries a gradient: the activation entering a layer built on its own.
+  int activation_input(const std::string& name, TensorShape shape);
 
   int conv2d(int x, const ConvSpec& spec, const std::string& name);
   int linear(int x, std::int64_t out, const std::string& name, bool bias = true);
@@ -47,7 +73,7 @@ class NetworkBuilder {
   int linear_with_weight(int x, int weight, const std::string& name);
   int matmul(int a, int b, const std::string& name);
   int batch_norm(int x, const std::string& name, double eps = 1e-5);
-  int layer_norm(int x, const std::string& name, double eps = 1e-5);
+  int layer_norm(int x, const std::string& name, double eps = 1e-5, bool bias = true);
   int unary(OpKind kind, int x, const std::string& name);
   int relu(int x, const std::string& name) { return unary(OpKind::relu, x, name); }
   int binary(OpKind kind, int a, int b, const std::string& name);
@@ -68,6 +94,10 @@ class NetworkBuilder {
   int weighted_sum(const std::vector<int>& xs, const std::string& name);
   int embedding(int ids, std::int64_t num_embeddings, std::int64_t dim, const std::string& name);
   int attention(int x, std::int64_t heads, double dropout, bool causal, const std::string& name);
+  int attention(int x, const AttentionSpec& spec, const std::string& name);
+  /// Root-mean-square normalisation (Zhang & Sennrich 2019): a scale, no bias, no mean.
+  int rms_norm(int x, const std::string& name, double eps = 1e-5);
+  int moe(int x, const MoeSpec& spec, const std::string& name);
   int cross_entropy(int logits, int target, const std::string& name);
 
   /// Marks the network's output (the loss or the logits).

@@ -12,7 +12,7 @@ enum class OpFamily : std::uint8_t {
   convolution,   // conv2d
   gemm,          // linear, matmul
   pooling,       // max/avg/adaptive pooling
-  normalization, // batch_norm, layer_norm
+  normalization, // batch_norm, layer_norm, rms_norm
   unary,         // activations and other one-input elementwise maths
   binary,        // broadcasting two-input elementwise maths
   reduction,     // softmax, reduce_mean, weighted_sum
@@ -20,6 +20,7 @@ enum class OpFamily : std::uint8_t {
   layout,        // concat, split, flatten, reshape, transpose, slice
   embedding,     // embedding lookup
   attention,     // multi-head self-attention
+  mixture,       // mixture-of-experts feed-forward: router, experts, combine
   loss,          // cross_entropy
 };
 
@@ -29,7 +30,7 @@ enum class OpFamily : std::uint8_t {
   X(linear, gemm) X(matmul, gemm)                                                        \
   X(max_pool2d, pooling) X(avg_pool2d, pooling) X(adaptive_avg_pool2d, pooling)          \
   X(adaptive_max_pool2d, pooling)                                                        \
-  X(batch_norm, normalization) X(layer_norm, normalization)                              \
+  X(batch_norm, normalization) X(layer_norm, normalization) X(rms_norm, normalization)     \
   X(relu, unary) X(relu6, unary) X(gelu, unary) X(silu, unary) X(sigmoid, unary)         \
   X(tanh, unary) X(hardswish, unary) X(hardsigmoid, unary) X(sqrt, unary) X(erf, unary)   \
   X(exp, unary) X(neg, unary) X(reciprocal, unary) X(cast, unary)                        \
@@ -41,6 +42,7 @@ enum class OpFamily : std::uint8_t {
   X(transpose, layout) X(slice, layout)                                                  \
   X(embedding, embedding)                                                                \
   X(attention, attention)                                                                \
+  X(moe, mixture)                                                                        \
   X(cross_entropy, loss)
 
 enum class OpKind : std::uint8_t {

@@ -138,9 +138,9 @@ void infer_normalization(const Op& op, std::span<const Tensor* const> in, std::v
     expect_inputs(op, in, 1, 3);
     const std::int64_t k = op.attrs.normalized_dims;
     if (k < 1 || k > x.shape.rank())
-      fail("layer_norm normalized_dims=" + std::to_string(k) + " does not fit an input of " + x.shape.to_string());
+      fail(std::string(op_kind_name(op.kind)) + " normalized_dims=" + std::to_string(k) + " does not fit an input of " + x.shape.to_string());
     const TensorShape normalized(x.shape.dims().last(static_cast<std::size_t>(k)));
-    for (std::size_t i = 1; i < in.size(); ++i) expect_shape(*in[i], normalized, "layer_norm parameter");
+    for (std::size_t i = 1; i < in.size(); ++i) expect_shape(*in[i], normalized, "normalization parameter");
   }
   if (op.attrs.eps < 0) fail("eps must not be negative");
   out.push_back({x.shape, x.dtype});
@@ -304,12 +304,19 @@ void infer_attention(const Op& op, std::span<const Tensor* const> in, std::vecto
   expect_rank(x, 3, "attention input (batch, sequence, embedding)");
   const std::int64_t e = x.shape[2];
   expect_positive(op.attrs.heads, "heads");
-  if (e % op.attrs.heads != 0)
+  if (op.attrs.kv_heads < 0) fail("kv_heads must not be negative, is " + std::to_string(op.attrs.kv_heads));
+  if (op.attrs.head_dim < 0) fail("head_dim must not be negative, is " + std::to_string(op.attrs.head_dim));
+  if (!op.attrs.head_dim && e % op.attrs.heads != 0)
     fail("embedding width " + std::to_string(e) + " is not divisible by " + std::to_string(op.attrs.heads) + " heads");
-  expect_shape(*in[1], TensorShape{3 * e, e}, "attention input projection");
-  expect_shape(*in[bias ? 3 : 2], TensorShape{e, e}, "attention output projection");
+  const std::int64_t kv = op.attrs.kv_heads ? op.attrs.kv_heads : op.attrs.heads;
+  if (op.attrs.heads % kv != 0)
+    fail("kv_heads=" + std::to_string(kv) + " does not divide heads=" + std::to_string(op.attrs.heads));
+  const std::int64_t d = op.attrs.head_dim ? op.attrs.head_dim : e / op.attrs.heads;
+  const std::int64_t qkv = (op.attrs.heads + 2 * kv) * d;
+  expect_shape(*in[1], TensorShape{qkv, e}, "attention input projection");
+  expect_shape(*in[bias ? 3 : 2], TensorShape{e, op.attrs.heads * d}, "attention output projection");
   if (bias) {
-    expect_shape(*in[2], TensorShape{3 * e}, "attention input bias");
+    expect_shape(*in[2], TensorShape{qkv}, "attention input bias");
     expect_shape(*in[4], TensorShape{e}, "attention output bias");
   }
   if (op.attrs.p < 0 || op.attrs.p >= 1) fail("attention dropout must be in [0, 1)");
@@ -319,6 +326,26 @@ void infer_attention(const Op& op, std::span<const Tensor* const> in, std::vecto
   if (!scores)
     fail("the attention scores (" + std::to_string(x.shape[0]) + " x " + std::to_string(op.attrs.heads) + " heads x " +
          std::to_string(x.shape[1]) + "^2) would hold more than 2^48 elements, the most one tensor may hold");
+  out.push_back({x.shape, x.dtype});
+}
+
+void infer_moe(const Op& op, std::span<const Tensor* const> in, std::vector<OutputSpec>& out) {
+  expect_inputs(op, in, 4, 4);
+  const Tensor& x = *in[0];
+  expect_min_rank(x, 2, "moe input (tokens..., embedding)");
+  const std::int64_t e = x.shape.back(), experts = op.attrs.experts, f = op.attrs.out_features;
+  expect_positive(experts, "experts");
+  expect_positive(f, "out_features (expert width)");
+  if (op.attrs.top_k < 1 || op.attrs.top_k > experts)
+    fail("top_k=" + std::to_string(op.attrs.top_k) + " must be in [1, experts=" + std::to_string(experts) + "]");
+  if (!(op.attrs.capacity_factor > 0) || op.attrs.capacity_factor > 64)
+    fail("capacity_factor must be in (0, 64], is " + std::to_string(op.attrs.capacity_factor));
+  const std::int64_t local = op.attrs.local_experts ? op.attrs.local_experts : experts;
+  if (local < 1 || local > experts || experts % local != 0)
+    fail("local_experts=" + std::to_string(op.attrs.local_experts) + " must divide experts=" + std::to_string(experts));
+  expect_shape(*in[1], TensorShape{experts, e}, "moe router");
+  expect_shape(*in[2], TensorShape{local, (op.attrs.gated ? 2 : 1) * f, e}, "moe expert input projections");
+  expect_shape(*in[3], TensorShape{local, e, f}, "moe expert output projections");
   out.push_back({x.shape, x.dtype});
 }
 
@@ -385,6 +412,7 @@ void infer_output_shapes(const Op& op, std::span<const Tensor* const> in, std::v
     case OpFamily::layout: return infer_layout(op, in, out);
     case OpFamily::embedding: return infer_embedding(op, in, out);
     case OpFamily::attention: return infer_attention(op, in, out);
+    case OpFamily::mixture: return infer_moe(op, in, out);
     case OpFamily::loss: return infer_loss(op, in, out);
   }
 }

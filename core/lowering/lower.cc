@@ -324,52 +324,120 @@ void lower_embedding(Emitter& e, bool forward) {
 
 void lower_attention(Emitter& e, bool forward, bool training) {
   const Tensor& x = e.in(0);
-  const bool bias = e.attrs().bias;
-  const std::int64_t b = x.shape[0], s = x.shape[1], d_model = x.shape[2], h = e.attrs().heads, d = d_model / h;
+  const OpAttrs& a = e.attrs();
+  const bool bias = a.bias;
+  const std::int64_t b = x.shape[0], s = x.shape[1], d_model = x.shape[2], h = a.heads;
+  const std::int64_t kv = a.kv_heads ? a.kv_heads : h, d = a.head_dim ? a.head_dim : d_model / h;
+  const std::int64_t q_width = h * d, qkv = (h + 2 * kv) * d;
   const std::int64_t tokens = b * s, scores = b * h * s * s;
   const double es = e.es();
   const double act = es * static_cast<double>(tokens * d_model);
+  const double ctx = es * static_cast<double>(tokens * q_width);
+  const double qkv_bytes = es * static_cast<double>(tokens * qkv);
+  const double rotated = es * static_cast<double>(tokens * (h + kv) * d);
   const double score_bytes = es * static_cast<double>(scores);
-  const bool dropout = training && e.attrs().p > 0.0;
+  const bool dropout = training && a.p > 0.0;
+  // A fused kernel visits only the blocks at or below the diagonal of a causal mask.
+  const std::int64_t visited = a.causal ? (s + 1) / 2 : s;
   const Tensor& w_in = e.in(1);
   const Tensor& w_out = e.in(bias ? 3 : 2);
   if (forward) {
-    e.gemm(Phase::forward, {tokens, 3 * d_model, d_model, 1, false, true});
-    if (bias) e.pass(KernelClass::elementwise, Phase::forward, 3 * tokens * d_model, 1, 3.0 * act, 3.0 * act);
-    e.pass(KernelClass::copy, Phase::forward, 3 * tokens * d_model, 0, 3.0 * act, 3.0 * act);  // split heads
-    e.pass(KernelClass::elementwise, Phase::forward, tokens * d_model, 1, act, act);            // q / sqrt(d)
-    e.gemm(Phase::forward, {s, s, d, b * h, false, true});                                       // q k^T
-    if (e.attrs().causal) e.pass(KernelClass::elementwise, Phase::forward, scores, 1, score_bytes, score_bytes);
-    e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes, "softmax");
-    if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores), "dropout");
-    e.gemm(Phase::forward, {s, d, s, b * h, false, false});                                      // p v
-    e.pass(KernelClass::copy, Phase::forward, tokens * d_model, 0, act, act);                    // merge heads
-    e.gemm(Phase::forward, {tokens, d_model, d_model, 1, false, true});
+    e.gemm(Phase::forward, {tokens, qkv, d_model, 1, false, true});
+    if (bias) e.pass(KernelClass::elementwise, Phase::forward, tokens * qkv, 1, qkv_bytes, qkv_bytes);
+    e.pass(KernelClass::copy, Phase::forward, tokens * qkv, 0, qkv_bytes, qkv_bytes);  // split heads
+    if (a.rotary) e.pass(KernelClass::elementwise, Phase::forward, tokens * (h + kv) * d, 6, rotated, rotated);
+    if (a.flash) {
+      // Q K^T and P V in one kernel, the scores kept on chip: 4 s^2 d FLOPs per head.
+      e.gemm(Phase::forward, {s, visited, 2 * d, b * h, false, true});
+    } else {
+      e.pass(KernelClass::elementwise, Phase::forward, tokens * q_width, 1, ctx, ctx);  // q / sqrt(d)
+      e.gemm(Phase::forward, {s, s, d, b * h, false, true});                           // q k^T
+      if (a.causal) e.pass(KernelClass::elementwise, Phase::forward, scores, 1, score_bytes, score_bytes);
+      e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes, "softmax");
+      if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores), "dropout");
+      e.gemm(Phase::forward, {s, d, s, b * h, false, false});                          // p v
+    }
+    e.pass(KernelClass::copy, Phase::forward, tokens * q_width, 0, ctx, ctx);  // merge heads
+    e.gemm(Phase::forward, {tokens, d_model, q_width, 1, false, true});
     if (bias) e.pass(KernelClass::elementwise, Phase::forward, tokens * d_model, 1, act, act);
     return;
   }
   if (w_out.requires_grad) {
-    e.gemm(Phase::backward_weight, {d_model, d_model, tokens, 1, true, false});
+    e.gemm(Phase::backward_weight, {d_model, q_width, tokens, 1, true, false});
     if (bias) e.pass(KernelClass::reduction, Phase::backward_weight, d_model, static_cast<double>(tokens), act, es * static_cast<double>(d_model));
   }
   const bool need_inner = x.requires_grad || w_in.requires_grad;
   if (!need_inner) return;
-  e.gemm(Phase::backward_data, {tokens, d_model, d_model, 1, false, false});  // d context
-  e.pass(KernelClass::copy, Phase::backward_data, tokens * d_model, 0, act, act);
-  e.gemm(Phase::backward_data, {s, s, d, b * h, false, true});   // d p = d ctx v^T
-  e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d v = p^T d ctx
-  if (dropout) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes + static_cast<double>(scores), score_bytes);
-  e.pass(KernelClass::reduction, Phase::backward_data, scores, 4, 2.0 * score_bytes, score_bytes);  // softmax
-  if (e.attrs().causal) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes, score_bytes);
-  e.gemm(Phase::backward_data, {s, d, s, b * h, false, false});  // d q = d s k
-  e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d k = d s^T q
-  e.pass(KernelClass::elementwise, Phase::backward_data, tokens * d_model, 1, act, act);
-  e.pass(KernelClass::copy, Phase::backward_data, 3 * tokens * d_model, 0, 3.0 * act, 3.0 * act);
-  if (x.requires_grad) e.gemm(Phase::backward_data, {tokens, d_model, 3 * d_model, 1, false, false});
-  if (w_in.requires_grad) {
-    e.gemm(Phase::backward_weight, {3 * d_model, d_model, tokens, 1, true, false});
-    if (bias) e.pass(KernelClass::reduction, Phase::backward_weight, 3 * d_model, static_cast<double>(tokens), 3.0 * act, 3.0 * es * static_cast<double>(d_model));
+  e.gemm(Phase::backward_data, {tokens, q_width, d_model, 1, false, false});  // d context
+  e.pass(KernelClass::copy, Phase::backward_data, tokens * q_width, 0, ctx, ctx);
+  if (a.flash) {
+    // FlashAttention's backward recomputes Q K^T and forms dP, dV, dQ and dK: 2.5x the forward's
+    // FLOPs (Dao 2023), again in one kernel.
+    e.gemm(Phase::backward_data, {s, visited, 5 * d, b * h, false, false});
+  } else {
+    e.gemm(Phase::backward_data, {s, s, d, b * h, false, true});   // d p = d ctx v^T
+    e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d v = p^T d ctx
+    if (dropout) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes + static_cast<double>(scores), score_bytes);
+    e.pass(KernelClass::reduction, Phase::backward_data, scores, 4, 2.0 * score_bytes, score_bytes);  // softmax
+    if (a.causal) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes, score_bytes);
+    e.gemm(Phase::backward_data, {s, d, s, b * h, false, false});  // d q = d s k
+    e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d k = d s^T q
+    e.pass(KernelClass::elementwise, Phase::backward_data, tokens * q_width, 1, ctx, ctx);
   }
+  if (kv < h) {
+    // Each key and value head served h / kv query heads: their gradients are summed per group.
+    const double grouped = es * static_cast<double>(tokens * 2 * h * d);
+    e.pass(KernelClass::reduction, Phase::backward_data, tokens * 2 * kv * d, static_cast<double>(h / kv), grouped, es * static_cast<double>(tokens * 2 * kv * d));
+  }
+  if (a.rotary) e.pass(KernelClass::elementwise, Phase::backward_data, tokens * (h + kv) * d, 6, rotated, rotated);
+  e.pass(KernelClass::copy, Phase::backward_data, tokens * qkv, 0, qkv_bytes, qkv_bytes);
+  if (x.requires_grad) e.gemm(Phase::backward_data, {tokens, d_model, qkv, 1, false, false});
+  if (w_in.requires_grad) {
+    e.gemm(Phase::backward_weight, {qkv, d_model, tokens, 1, true, false});
+    if (bias) e.pass(KernelClass::reduction, Phase::backward_weight, qkv, static_cast<double>(tokens), qkv_bytes, es * static_cast<double>(qkv));
+  }
+}
+
+// A mixture-of-experts layer as Megatron's grouped experts run it: the router's GEMM and top-k,
+// the tokens permuted into per-expert buffers of their capacity, one batched GEMM per projection
+// over the local experts, and the weighted un-permute. The all-to-all that carries tokens between
+// expert-parallel ranks is the parallel plan's, not a kernel.
+void lower_moe(Emitter& e, bool forward) {
+  const Tensor& x = e.in(0);
+  const OpAttrs& a = e.attrs();
+  const std::int64_t width = x.shape.back(), tokens = x.shape.numel() / width;
+  const std::int64_t experts = a.experts, local = a.local_experts ? a.local_experts : experts;
+  const std::int64_t c = moe_expert_capacity(a, tokens), f = a.out_features, g = a.gated ? 2 : 1;
+  const std::int64_t slots = local * c, routed = tokens * a.top_k;
+  const double es = e.es();
+  const double token_bytes = es * static_cast<double>(tokens * width);
+  const double slot_bytes = es * static_cast<double>(slots * width);
+  const double routed_bytes = es * static_cast<double>(routed * width);
+  const double logits = es * static_cast<double>(tokens * experts);
+  const double hidden = es * static_cast<double>(slots * f);
+  if (forward) {
+    e.gemm(Phase::forward, {tokens, experts, width, 1, false, true});
+    e.pass(KernelClass::reduction, Phase::forward, tokens * experts, 5, logits, logits, "softmax");  // probabilities, top-k
+    e.pass(KernelClass::gather, Phase::forward, slots * width, 0, routed_bytes, slot_bytes);       // permute
+    e.gemm(Phase::forward, {c, g * f, width, local, false, true});
+    if (a.gated) e.pass(KernelClass::elementwise, Phase::forward, slots * f, 6, 2.0 * hidden, hidden);  // silu(gate) * up
+    else e.pass(KernelClass::elementwise, Phase::forward, slots * f, unary_flops(OpKind::gelu), hidden, hidden);
+    e.gemm(Phase::forward, {c, width, f, local, false, true});
+    e.pass(KernelClass::gather, Phase::forward, routed * width, 2, slot_bytes, token_bytes);  // weighted un-permute
+    return;
+  }
+  e.pass(KernelClass::gather, Phase::backward_data, slots * width, 1, token_bytes, slot_bytes);
+  const Tensor& w_in = e.in(2);
+  const Tensor& w_out = e.in(3);
+  if (w_out.requires_grad) e.gemm(Phase::backward_weight, {width, f, c, local, true, false});
+  e.gemm(Phase::backward_data, {c, f, width, local, false, false});
+  e.pass(KernelClass::elementwise, Phase::backward_data, slots * g * f, 6, (1.0 + g) * hidden, g * hidden);
+  if (w_in.requires_grad) e.gemm(Phase::backward_weight, {g * f, width, c, local, true, false});
+  e.gemm(Phase::backward_data, {c, width, g * f, local, false, false});
+  e.pass(KernelClass::gather, Phase::backward_data, routed * width, 1, slot_bytes, token_bytes);  // scatter-add back
+  e.pass(KernelClass::reduction, Phase::backward_data, tokens * experts, 4, 2.0 * logits, logits);  // router softmax
+  if (e.in(1).requires_grad) e.gemm(Phase::backward_weight, {experts, width, tokens, 1, true, false});
+  if (x.requires_grad) e.gemm(Phase::backward_data, {tokens, width, experts, 1, false, false});
 }
 
 void lower_loss(Emitter& e, bool forward) {
@@ -398,6 +466,7 @@ void lower_op(Emitter& e, bool forward, bool training) {
     case OpFamily::layout: return lower_layout(e, forward);
     case OpFamily::embedding: return lower_embedding(e, forward);
     case OpFamily::attention: return lower_attention(e, forward, training);
+    case OpFamily::mixture: return lower_moe(e, forward);
     case OpFamily::loss: return lower_loss(e, forward);
   }
 }

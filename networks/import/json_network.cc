@@ -61,10 +61,8 @@ OpAttrs read_attrs(OpKind kind, LayerReader& r) {
       break;
     case OpFamily::normalization:
       a.eps = r.real("eps", 1e-5);
-      if (kind == OpKind::layer_norm) {
-        a.normalized_dims = r.integer("normalized_dims", 1);
-        a.bias = r.boolean("bias", true);
-      }
+      if (kind == OpKind::layer_norm || kind == OpKind::rms_norm) a.normalized_dims = r.integer("normalized_dims", 1);
+      if (kind == OpKind::layer_norm) a.bias = r.boolean("bias", true);
       break;
     case OpFamily::unary:
       if (kind == OpKind::cast) {
@@ -109,6 +107,18 @@ OpAttrs read_attrs(OpKind kind, LayerReader& r) {
       a.p = r.real("dropout", 0.0);
       a.causal = r.boolean("causal", false);
       a.bias = r.boolean("bias", true);
+      a.kv_heads = r.integer("kv_heads", 0);
+      a.head_dim = r.integer("head_dim", 0);
+      a.flash = r.boolean("flash", false);
+      a.rotary = r.boolean("rotary", false);
+      break;
+    case OpFamily::mixture:
+      a.experts = r.integer("experts", std::nullopt);
+      a.local_experts = r.integer("local_experts", 0);
+      a.top_k = r.integer("top_k", 1);
+      a.capacity_factor = r.real("capacity_factor", 1.0);
+      a.out_features = r.integer("ffn", std::nullopt);
+      a.gated = r.boolean("gated", false);
       break;
     case OpFamily::binary:
     case OpFamily::loss:

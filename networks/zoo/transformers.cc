@@ -1,8 +1,6 @@
-// Transformers: GPT (Radford et al. 2019; Brown et al. 2020; Megatron-LM shapes), BERT (Devlin et
-// al. 2019) and a small encoder classifier built like torch.nn.TransformerEncoderLayer.
-//
-// GPT per layer holds 12 h^2 + 13 h parameters (4h ffn), plus the token and position embeddings and
-// the final LayerNorm; the LM head is tied to the token embedding. GPT-3 175B: 174,604,259,328.
+// Encoder transformers: BERT (Devlin et al. 2019) and a small encoder classifier built like
+// torch.nn.TransformerEncoderLayer. Decoders (GPT, Llama, Mixtral) are built from their
+// hyper-parameters: transformer_spec.h.
 #include "networks/zoo/zoo_builders.h"
 
 namespace dnnperf::zoo {
@@ -25,30 +23,6 @@ int feed_forward(NetworkBuilder& b, int x, std::int64_t ffn, std::int64_t hidden
 }
 
 }  // namespace
-
-Graph gpt(const std::string& name, const GptConfig& c, const NetworkOptions& o) {
-  const std::int64_t seq = o.sequence.value_or(c.sequence);
-  const std::int64_t ffn = c.ffn ? c.ffn : 4 * c.hidden;
-  if (seq > c.sequence)
-    throw InputError(name + ": sequence " + std::to_string(seq) + " exceeds the context of " + std::to_string(c.sequence));
-  NetworkBuilder b(name);
-  b.reserve_hint(static_cast<std::size_t>(c.layers) * 16 + 16);
-  int x = token_and_position(b, o.batch, seq, c.vocabulary, c.sequence, c.hidden, "wte", "wpe");
-  const int wte = b.graph().op(0).inputs[1];
-  x = b.dropout(x, c.dropout, "drop");
-  for (std::int64_t i = 0; i < c.layers; ++i) {
-    auto s = b.scope("h." + std::to_string(i));
-    int y = b.attention(b.layer_norm(x, "ln_1"), c.heads, c.dropout, /*causal=*/true, "attn");
-    x = b.add(x, b.dropout(y, c.dropout, "attn_drop"), "attn_add");
-    y = feed_forward(b, b.layer_norm(x, "ln_2"), ffn, c.hidden, OpKind::gelu, "mlp.c_fc", "mlp.c_proj");
-    x = b.add(x, b.dropout(y, c.dropout, "mlp_drop"), "mlp_add");
-  }
-  x = b.layer_norm(x, "ln_f");
-  const int logits = b.linear_with_weight(x, wte, "lm_head");
-  if (o.with_loss) b.set_output(b.cross_entropy(logits, b.input("labels", {o.batch, seq}, DType::i64), "loss"));
-  else b.set_output(logits);
-  return std::move(b).finish();
-}
 
 Graph bert(const std::string& name, const BertConfig& c, const NetworkOptions& o) {
   // BertModel (embeddings, encoder, pooler): BERT-base 109,482,240 parameters, BERT-large

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/common/error.h"
+#include "networks/zoo/transformer_spec.h"
 #include "networks/zoo/zoo_builders.h"
 
 namespace dnnperf {
@@ -20,6 +21,18 @@ std::int64_t Settings::integer(const std::string& key, std::int64_t fallback, st
     throw InputError("network '" + network_ + "': setting '" + key + "' must be an integer in [" + std::to_string(min) + ", " +
                      std::to_string(max) + "], got '" + text + "'");
   return v;
+}
+
+std::string Settings::choice(const std::string& key, const std::string& fallback, std::initializer_list<const char*> options) {
+  const auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  used_[key] = true;
+  std::string listed;
+  for (const char* o : options) {
+    if (it->second == o) return it->second;
+    listed += std::string(listed.empty() ? "" : ", ") + o;
+  }
+  throw InputError("network '" + network_ + "': setting '" + key + "' must be one of " + listed + ", got '" + it->second + "'");
 }
 
 double Settings::real(const std::string& key, double fallback, double min, double max) {
@@ -72,6 +85,8 @@ using Factory = std::function<Graph(Settings&, const NetworkOptions&)>;
 struct Registered {
   ZooEntry entry;
   Factory build;
+  /// Decoder transformers: the spec their settings give (the large-model planner's input).
+  std::function<TransformerSpec(Settings&)> decoder;
 };
 
 Factory fixed(std::function<Graph(const NetworkOptions&)> f) {
@@ -81,21 +96,49 @@ Factory fixed(std::function<Graph(const NetworkOptions&)> f) {
   };
 }
 
-Factory gpt_factory(std::string name, GptConfig base) {
-  return [name = std::move(name), base](Settings& s, const NetworkOptions& o) {
-    GptConfig c = base;
-    c.layers = s.integer("layers", c.layers, 1, kMaxLayers);
-    c.hidden = s.integer("hidden", c.hidden);
-    c.heads = s.integer("heads", c.heads);
-    c.ffn = s.integer("ffn", c.ffn ? c.ffn : 4 * c.hidden);
-    c.sequence = s.integer("seq", c.sequence);
-    c.vocabulary = s.integer("vocab", c.vocabulary);
-    c.dropout = s.real("dropout", c.dropout, 0.0, 0.99);
-    s.check_all_used();
-    NetworkOptions opts = o;
-    if (!opts.sequence) opts.sequence = c.sequence;
-    return gpt(name, c, opts);
-  };
+// A decoder transformer's settings over a base spec: every hyper-parameter may be overridden.
+TransformerSpec decoder_spec(const std::string& name, TransformerSpec c, Settings& s) {
+  c.name = name;
+  c.layers = s.integer("layers", c.layers, 1, kMaxLayers);
+  c.hidden = s.integer("hidden", c.hidden);
+  c.heads = s.integer("heads", c.heads);
+  c.kv_heads = s.integer("kv_heads", c.kv_heads, 0);
+  c.ffn = s.integer("ffn", c.ffn ? c.ffn : 4 * c.hidden);
+  c.sequence = s.integer("seq", c.sequence);
+  c.vocabulary = s.integer("vocab", c.vocabulary);
+  c.dropout = s.real("dropout", c.dropout, 0.0, 0.99);
+  c.experts = s.integer("experts", c.experts, 0, 1 << 16);
+  c.top_k = s.integer("top_k", c.top_k, 1, 1 << 16);
+  c.capacity_factor = s.real("capacity_factor", c.capacity_factor, 0.01, 64);
+  c.moe_every = s.integer("moe_every", c.moe_every, 1, kMaxLayers);
+  c.flash = s.integer("flash", c.flash ? 1 : 0, 0, 1) == 1;
+  c.mlp = s.choice("mlp", c.mlp == MlpKind::swiglu ? "swiglu" : "gelu", {"gelu", "swiglu"}) == "swiglu" ? MlpKind::swiglu : MlpKind::gelu;
+  c.norm = s.choice("norm", c.norm == NormKind::rms_norm ? "rms" : "layer", {"layer", "rms"}) == "rms" ? NormKind::rms_norm : NormKind::layer_norm;
+  const bool rotary = s.choice("position", c.position == PositionKind::rotary ? "rotary" : "learned", {"learned", "rotary"}) == "rotary";
+  c.position = rotary ? PositionKind::rotary : PositionKind::learned;
+  c.tied_head = s.integer("tied_head", c.tied_head ? 1 : 0, 0, 1) == 1;
+  c.bias = s.integer("bias", c.bias ? 1 : 0, 0, 1) == 1;
+  s.check_all_used();
+  c.validate();
+  return c;
+}
+
+TransformerSpec gpt_spec(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t sequence, std::int64_t vocabulary,
+                         double dropout) {
+  TransformerSpec c;
+  c.layers = layers, c.hidden = hidden, c.heads = heads, c.sequence = sequence, c.vocabulary = vocabulary, c.dropout = dropout;
+  return c;
+}
+
+// Llama and Mixtral: RMSNorm, SwiGLU, rotary positions, no biases, an untied head.
+TransformerSpec llama_spec(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t kv_heads, std::int64_t ffn,
+                           std::int64_t sequence, std::int64_t vocabulary) {
+  TransformerSpec c;
+  c.layers = layers, c.hidden = hidden, c.heads = heads, c.kv_heads = kv_heads, c.ffn = ffn;
+  c.sequence = sequence, c.vocabulary = vocabulary;
+  c.mlp = MlpKind::swiglu, c.norm = NormKind::rms_norm, c.position = PositionKind::rotary;
+  c.tied_head = false, c.bias = false;
+  return c;
 }
 
 Factory bert_factory(std::string name, BertConfig base) {
@@ -108,6 +151,7 @@ Factory bert_factory(std::string name, BertConfig base) {
     return bert(name, c, o);
   };
 }
+
 
 Factory randwire_factory(std::string name, RandomGraphKind kind) {
   return [name = std::move(name), kind](Settings& s, const NetworkOptions& o) {
@@ -129,11 +173,16 @@ Factory randwire_factory(std::string name, RandomGraphKind kind) {
 std::vector<Registered> make_registry() {
   std::vector<Registered> r;
   const auto add = [&](std::string name, std::string description, Factory f) {
-    r.push_back({{std::move(name), std::move(description), false}, std::move(f)});
+    r.push_back({{std::move(name), std::move(description), false}, std::move(f), {}});
   };
   // Transformers are sized by a sequence length.
   const auto add_sequence_model = [&](std::string name, std::string description, Factory f) {
-    r.push_back({{std::move(name), std::move(description), true}, std::move(f)});
+    r.push_back({{std::move(name), std::move(description), true}, std::move(f), {}});
+  };
+  const auto add_decoder = [&](std::string name, std::string description, TransformerSpec base) {
+    std::function<TransformerSpec(Settings&)> spec = [name, base](Settings& s) { return decoder_spec(name, base, s); };
+    Factory build = [spec](Settings& s, const NetworkOptions& o) { return build_transformer(spec(s), o); };
+    r.push_back({{std::move(name), std::move(description), true}, std::move(build), std::move(spec)});
   };
   add("lenet5", "LeNet-5 (LeCun 1998), 1x32x32", fixed(lenet5));
   add("alexnet", "AlexNet (torchvision), 224x224", fixed(alexnet));
@@ -148,10 +197,10 @@ std::vector<Registered> make_registry() {
   add_sequence_model("bert-base", "BERT-base encoder + pooler, seq 128 (max 512)", bert_factory("bert-base", {12, 768, 12, 512, 30522}));
   add_sequence_model("bert-large", "BERT-large encoder + pooler, seq 128 (max 512)", bert_factory("bert-large", {24, 1024, 16, 512, 30522}));
   // GPT-2 sizes: Radford et al. 2019, Table 2 (context 1024, vocabulary 50257).
-  add_sequence_model("gpt2", "GPT-2 small (124M), seq 1024", gpt_factory("gpt2", {12, 768, 12, 0, 1024, 50257, 0.1}));
-  add_sequence_model("gpt2-medium", "GPT-2 medium (355M), seq 1024", gpt_factory("gpt2-medium", {24, 1024, 16, 0, 1024, 50257, 0.1}));
-  add_sequence_model("gpt2-large", "GPT-2 large (774M), seq 1024", gpt_factory("gpt2-large", {36, 1280, 20, 0, 1024, 50257, 0.1}));
-  add_sequence_model("gpt2-xl", "GPT-2 XL (1.5B), seq 1024", gpt_factory("gpt2-xl", {48, 1600, 25, 0, 1024, 50257, 0.1}));
+  add_decoder("gpt2", "GPT-2 small (124M), seq 1024", gpt_spec(12, 768, 12, 1024, 50257, 0.1));
+  add_decoder("gpt2-medium", "GPT-2 medium (355M), seq 1024", gpt_spec(24, 1024, 16, 1024, 50257, 0.1));
+  add_decoder("gpt2-large", "GPT-2 large (774M), seq 1024", gpt_spec(36, 1280, 20, 1024, 50257, 0.1));
+  add_decoder("gpt2-xl", "GPT-2 XL (1.5B), seq 1024", gpt_spec(48, 1600, 25, 1024, 50257, 0.1));
   // GPT-3: Brown et al. 2020, Table 2.1 (context 2048). The 13B model's d_model of 5140 is not a
   // multiple of its 40 heads, and the 1.3B model's 24 heads of 128 do not make 2048; implementations
   // use 5120 and 16 heads, as here.
@@ -159,15 +208,31 @@ std::vector<Registered> make_registry() {
       {"125m", 12, 768, 12},  {"350m", 24, 1024, 16}, {"760m", 24, 1536, 16}, {"1.3b", 24, 2048, 16},
       {"2.7b", 32, 2560, 32}, {"6.7b", 32, 4096, 32}, {"13b", 40, 5120, 40},  {"175b", 96, 12288, 96}};
   for (const auto& [size, layers, hidden, heads] : gpt3)
-    add_sequence_model("gpt3-" + size, "GPT-3 " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
-        gpt_factory("gpt3-" + size, {layers, hidden, heads, 0, 2048, 50257, 0.0}));
+    add_decoder("gpt3-" + size, "GPT-3 " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
+        gpt_spec(layers, hidden, heads, 2048, 50257, 0.0));
   // Megatron-LM shapes: Korthikanti et al. 2022, Table 3 (sequence 2048, vocabulary 51200).
   const std::vector<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>> megatron = {
       {"22b", 48, 6144, 64}, {"175b", 96, 12288, 96}, {"530b", 105, 20480, 128}, {"1t", 128, 25600, 160}};
   for (const auto& [size, layers, hidden, heads] : megatron)
-    add_sequence_model("megatron-" + size, "Megatron-style GPT " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
-        gpt_factory("megatron-" + size, {layers, hidden, heads, 0, 2048, 51200, 0.0}));
-  add_sequence_model("gpt", "GPT family builder: gpt:layers=L,hidden=H,heads=A[,ffn=F,seq=S,vocab=V,dropout=P]", gpt_factory("gpt", {}));
+    add_decoder("megatron-" + size, "Megatron-style GPT " + size + " (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + "), seq 2048",
+        gpt_spec(layers, hidden, heads, 2048, 51200, 0.0));
+  add_decoder("gpt", "GPT family builder: gpt:layers=L,hidden=H,heads=A[,ffn=F,seq=S,vocab=V,dropout=P]", gpt_spec(12, 768, 12, 1024, 50257, 0.1));
+  // Llama 2: Touvron et al. 2023b, Table 1 and the released configs (vocabulary 32000, context
+  // 4096; the 70B model's grouped-query attention has 8 kv heads). Llama 3 and 3.1: Dubey et al.
+  // 2024, Table 3 (vocabulary 128256, 8 kv heads; context 8192 for the training runs).
+  add_decoder("llama2-7b", "Llama 2 7B (32 layers, hidden 4096, ffn 11008), seq 4096", llama_spec(32, 4096, 32, 32, 11008, 4096, 32000));
+  add_decoder("llama2-13b", "Llama 2 13B (40 layers, hidden 5120, ffn 13824), seq 4096", llama_spec(40, 5120, 40, 40, 13824, 4096, 32000));
+  add_decoder("llama2-70b", "Llama 2 70B (80 layers, hidden 8192, 8 kv heads, ffn 28672), seq 4096", llama_spec(80, 8192, 64, 8, 28672, 4096, 32000));
+  add_decoder("llama3-8b", "Llama 3 8B (32 layers, hidden 4096, 8 kv heads, ffn 14336), seq 8192", llama_spec(32, 4096, 32, 8, 14336, 8192, 128256));
+  add_decoder("llama3-70b", "Llama 3 70B (80 layers, hidden 8192, 8 kv heads, ffn 28672), seq 8192", llama_spec(80, 8192, 64, 8, 28672, 8192, 128256));
+  add_decoder("llama3-405b", "Llama 3.1 405B (126 layers, hidden 16384, 8 kv heads, ffn 53248), seq 8192", llama_spec(126, 16384, 128, 8, 53248, 8192, 128256));
+  // Mixtral 8x7B: Jiang et al. 2024 (Mistral 7B's layers with 8 SwiGLU experts, top 2, in every layer).
+  TransformerSpec mixtral = llama_spec(32, 4096, 32, 8, 14336, 4096, 32000);
+  mixtral.experts = 8, mixtral.top_k = 2;
+  add_decoder("mixtral-8x7b", "Mixtral 8x7B mixture of experts (32 layers, 8 experts, top 2), seq 4096", mixtral);
+  add_decoder("transformer", "Decoder builder: transformer:layers=,hidden=,heads=[,kv_heads=,ffn=,seq=,vocab=,mlp=gelu|swiglu,norm=layer|rms,"
+              "position=learned|rotary,tied_head=0|1,bias=0|1,flash=0|1,experts=,top_k=,capacity_factor=,moe_every=]",
+              llama_spec(32, 4096, 32, 32, 11008, 4096, 32000));
   add_sequence_model("transformer_encoder", "Transformer encoder classifier (4 layers, hidden 256), seq 128",
       [](Settings& s, const NetworkOptions& o) {
         EncoderClassifierConfig c;
@@ -218,11 +283,11 @@ bool is_zoo_sequence_model(std::string_view spec) {
   return r && r->entry.takes_sequence;
 }
 
-Graph build_zoo_network(std::string_view spec, const NetworkOptions& options) {
+namespace {
+
+zoo::Settings parse_settings(std::string_view spec) {
   const std::size_t colon = spec.find(':');
   const std::string name(spec.substr(0, colon));
-  const zoo::Registered* r = zoo::find(name);
-  if (!r) throw InputError("unknown network '" + name + "' (see `dnnperf net list`)");
   std::map<std::string, std::string> values;
   if (colon != std::string_view::npos) {
     std::string_view rest = spec.substr(colon + 1);
@@ -236,7 +301,24 @@ Graph build_zoo_network(std::string_view spec, const NetworkOptions& options) {
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     }
   }
-  zoo::Settings settings(name, std::move(values));
+  return zoo::Settings(name, std::move(values));
+}
+
+}  // namespace
+
+std::optional<TransformerSpec> zoo_transformer_spec(std::string_view spec) {
+  const zoo::Registered* r = zoo::find(spec.substr(0, spec.find(':')));
+  if (!r || !r->decoder) return std::nullopt;
+  zoo::Settings settings = parse_settings(spec);
+  return r->decoder(settings);
+}
+
+Graph build_zoo_network(std::string_view spec, const NetworkOptions& options) {
+  const std::size_t colon = spec.find(':');
+  const std::string name(spec.substr(0, colon));
+  const zoo::Registered* r = zoo::find(name);
+  if (!r) throw InputError("unknown network '" + name + "' (see `dnnperf net list`)");
+  zoo::Settings settings = parse_settings(spec);
   if (options.batch <= 0) throw InputError("batch must be positive, is " + std::to_string(options.batch));
   if (options.sequence && *options.sequence <= 0) throw InputError("sequence must be positive, is " + std::to_string(*options.sequence));
   if (r->entry.takes_sequence && options.image)

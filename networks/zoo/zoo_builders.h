@@ -19,6 +19,8 @@ class Settings {
   /// The setting as an integer in [min, max]; InputError naming the network and setting otherwise.
   std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min = 1, std::int64_t max = kMaxTensorElements);
   double real(const std::string& key, double fallback, double min, double max);
+  /// The setting as one of `options`; InputError listing them otherwise.
+  std::string choice(const std::string& key, const std::string& fallback, std::initializer_list<const char*> options);
   /// Throws InputError if any setting was never read.
   void check_all_used() const;
 
@@ -39,13 +41,6 @@ Graph resnet(int depth, const NetworkOptions& o);
 Graph inception_v3(bool aux_logits, const NetworkOptions& o);
 Graph mobilenet_v2(const NetworkOptions& o);
 Graph densenet121(const NetworkOptions& o);
-
-struct GptConfig {
-  std::int64_t layers = 12, hidden = 768, heads = 12, ffn = 0 /* 0: 4 * hidden */;
-  std::int64_t sequence = 1024, vocabulary = 50257;
-  double dropout = 0.1;
-};
-Graph gpt(const std::string& name, const GptConfig& c, const NetworkOptions& o);
 
 struct BertConfig {
   std::int64_t layers = 12, hidden = 768, heads = 12, sequence = 512, vocabulary = 30522;
