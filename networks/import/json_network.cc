@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/error.h"
+#include "networks/zoo/transformer_spec.h"
+#include "networks/zoo/zoo.h"
 #include "core/common/json_reader.h"
 #include "core/graph/network_builder.h"
 
@@ -143,6 +145,11 @@ std::string name_of(const json& object, const std::string& where) {
 
 Graph network_from_json(const json& doc, const std::string& source, const ImportOptions& options) {
   if (!doc.is_object()) throw InputError(source + ": a network must be a JSON object");
+  if (is_transformer_document(doc)) {
+    NetworkOptions o;
+    o.batch = options.batch.value_or(1);
+    return build_transformer(transformer_spec_from_json(doc, source), o);
+  }
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (it.key() != "format" && it.key() != "version" && it.key() != "name" && it.key() != "inputs" &&
         it.key() != "layers" && it.key() != "output")
