@@ -12,6 +12,7 @@
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
 #include "apps/dnnperf/schedule_command.h"
+#include "apps/dnnperf/search_command.h"
 #include "apps/dnnperf/score_command.h"
 #include "apps/dnnperf/validate_command.h"
 #include "core/common/error.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   dnnperf::cli::add_net_command(app);
   dnnperf::cli::add_predict_command(app);
   dnnperf::cli::add_scale_command(app);
+  dnnperf::cli::add_search_command(app);
   int exit_code = 0;
   dnnperf::cli::add_bench_command(app, exit_code);
   dnnperf::cli::add_fit_command(app);

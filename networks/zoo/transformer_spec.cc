@@ -77,10 +77,11 @@ int layer(NetworkBuilder& b, const TransformerSpec& s, std::int64_t index, int x
 
 // Token embedding plus, for learned positions, the position table broadcast over the batch.
 // Returns the embedded tokens and the token table.
-std::pair<int, int> embedding(NetworkBuilder& b, const TransformerSpec& s, std::int64_t batch, std::int64_t seq, std::int64_t tp) {
+// The token table holds `rows` of the vocabulary (a vocab-parallel shard, or all of it).
+std::pair<int, int> embedding(NetworkBuilder& b, const TransformerSpec& s, std::int64_t batch, std::int64_t seq, std::int64_t rows) {
   const Names& n = names_of(s);
   const int ids = b.input("tokens", {batch, seq}, DType::i64);
-  int x = b.embedding(ids, s.vocabulary / tp, s.hidden, n.token);
+  int x = b.embedding(ids, rows, s.hidden, n.token);
   const int table = b.graph().op(static_cast<int>(b.graph().ops().size()) - 1).inputs[1];
   if (s.position == PositionKind::learned) {
     const int positions = b.input("positions", {1, seq}, DType::i64);
@@ -116,7 +117,6 @@ void check_shard(const TransformerSpec& s, const TransformerShard& shard) {
   need(s.heads % shard.tp == 0, "does not divide heads=" + std::to_string(s.heads));
   need(s.kv() % shard.tp == 0 || shard.tp % s.kv() == 0, "and kv_heads=" + std::to_string(s.kv()) + " do not divide one another");
   need(s.ffn_width() % shard.tp == 0, "does not divide ffn=" + std::to_string(s.ffn_width()));
-  need(s.vocabulary % shard.tp == 0, "does not divide vocab=" + std::to_string(s.vocabulary) + " (pad the vocabulary to a multiple)");
   if (shard.batch < 1) throw InputError(s.name + ": micro-batch must be positive, is " + std::to_string(shard.batch));
   if (shard.local_experts && (s.experts == 0 || s.experts % shard.local_experts != 0))
     throw InputError(s.name + ": " + std::to_string(shard.local_experts) + " experts per rank do not divide experts=" + std::to_string(s.experts));
@@ -188,7 +188,7 @@ Graph build_transformer(const TransformerSpec& s, const NetworkOptions& o) {
   const std::int64_t seq = sequence_of(s, o.sequence.value_or(0));
   NetworkBuilder b(s.name);
   b.reserve_hint(static_cast<std::size_t>(s.layers) * 18 + 16);
-  auto [x, table] = embedding(b, s, o.batch, seq, 1);
+  auto [x, table] = embedding(b, s, o.batch, seq, s.vocabulary);
   const TransformerShard whole{o.batch, seq, 1, 0};
   for (std::int64_t i = 0; i < s.layers; ++i) x = layer(b, s, i, x, whole);
   head(b, s, x, s.tied_head ? table : -1, s.vocabulary, o.batch, seq, o.with_loss);
@@ -209,7 +209,7 @@ Graph build_transformer_embedding(const TransformerSpec& s, const TransformerSha
   check_shard(s, shard);
   const std::int64_t seq = sequence_of(s, shard.sequence);
   NetworkBuilder b(s.name + ".embedding");
-  b.set_output(embedding(b, s, shard.batch, seq, shard.tp).first);
+  b.set_output(embedding(b, s, shard.batch, seq, s.padded_vocabulary(shard.tp) / shard.tp).first);
   return std::move(b).finish();
 }
 
@@ -220,7 +220,7 @@ Graph build_transformer_head(const TransformerSpec& s, const TransformerShard& s
   const int x = b.activation_input("hidden_states", {shard.batch, seq, s.hidden});
   // The last stage holds its own vocab-parallel share of the head, tied or not (Megatron keeps a
   // copy of a tied embedding there and sums the two gradients).
-  head(b, s, x, -1, s.vocabulary / shard.tp, shard.batch, seq, true);
+  head(b, s, x, -1, s.padded_vocabulary(shard.tp) / shard.tp, shard.batch, seq, true);
   return std::move(b).finish();
 }
 

@@ -57,6 +57,9 @@ struct TransformerSpec {
   std::int64_t kv() const { return kv_heads ? kv_heads : heads; }
   std::int64_t head_dim() const { return hidden / heads; }
   std::int64_t ffn_width() const { return ffn ? ffn : 4 * hidden; }
+  /// The vocabulary as a tensor-parallel group of `tp` holds it: padded to a multiple of 128 x tp,
+  /// as Megatron-LM pads it (--make-vocab-size-divisible-by 128), so that it splits evenly.
+  std::int64_t padded_vocabulary(std::int64_t tp) const { return (vocabulary + 128 * tp - 1) / (128 * tp) * (128 * tp); }
   bool is_moe_layer(std::int64_t layer) const { return experts > 0 && layer % moe_every == 0; }
   std::int64_t moe_layers() const { return experts > 0 ? (layers + moe_every - 1) / moe_every : 0; }
 
@@ -92,7 +95,7 @@ Graph build_transformer(const TransformerSpec& spec, const NetworkOptions& optio
 /// A part of the network as one tensor-parallel rank of `tp` holds it, for `batch` sequences of
 /// `sequence` tokens: its heads, kv heads and MLP width divided by `tp` (Megatron's column and
 /// row split; kv heads fewer than tp are replicated), the vocabulary of the embedding and head
-/// divided too (vocab-parallel). `local_experts`: the experts a rank holds (0: all).
+/// divided too (vocab-parallel, padded: padded_vocabulary()). `local_experts`: the experts a rank holds (0: all).
 struct TransformerShard {
   std::int64_t batch = 1;
   std::int64_t sequence = 0;  // 0: the context

@@ -11,11 +11,11 @@ int Timeline::add_stream(std::string name) {
   return static_cast<int>(streams_.size()) - 1;
 }
 
-int Timeline::add_task(int stream, double duration, std::span<const int> deps, TaskKind kind, int op) {
+int Timeline::add_task(int stream, double duration, std::span<const int> deps, TaskKind kind, int op, double not_before) {
   DNNPERF_CHECK(stream >= 0 && stream < static_cast<int>(streams_.size()));
   DNNPERF_CHECK(duration >= 0);
   Stream& s = streams_[static_cast<std::size_t>(stream)];
-  double start = s.free_at;
+  double start = std::max(s.free_at, not_before);
   for (int d : deps) {
     DNNPERF_CHECK(d >= 0 && d < static_cast<int>(tasks_.size()));
     start = std::max(start, tasks_[static_cast<std::size_t>(d)].finish);

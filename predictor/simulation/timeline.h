@@ -29,10 +29,11 @@ struct Task {
 class Timeline {
  public:
   int add_stream(std::string name);
-  /// Issues a task of `duration` seconds on `stream` after `deps`; returns its index.
-  int add_task(int stream, double duration, std::span<const int> deps, TaskKind kind, int op = -1);
-  int add_task(int stream, double duration, std::initializer_list<int> deps, TaskKind kind, int op = -1) {
-    return add_task(stream, duration, std::span<const int>(deps.begin(), deps.size()), kind, op);
+  /// Issues a task of `duration` seconds on `stream` after `deps`, and not before `not_before`
+  /// (what arrives over a wire: a dependency's finish plus the message's time); returns its index.
+  int add_task(int stream, double duration, std::span<const int> deps, TaskKind kind, int op = -1, double not_before = 0);
+  int add_task(int stream, double duration, std::initializer_list<int> deps, TaskKind kind, int op = -1, double not_before = 0) {
+    return add_task(stream, duration, std::span<const int>(deps.begin(), deps.size()), kind, op, not_before);
   }
 
   const Task& task(int index) const { return tasks_[static_cast<std::size_t>(index)]; }
