@@ -88,8 +88,10 @@ void save_for_op(const Graph& g, const Op& op, Saver& s) {
         s.extra(4 * b * h * n);                        // the softmax's log-sum-exp per row, fp32
         return;                                        // the probabilities are recomputed
       }
-      s.extra(es * b * h * n * n);                     // attention probabilities
-      if (a.p > 0) s.extra(b * h * n * n);             // dropout mask
+      s.extra(es * b * h * n * n);                     // attention probabilities (for the softmax's backward)
+      // Dropout on them: its mask, and the dropped probabilities the P V product keeps
+      // (Korthikanti et al. 2022, section 4.1: 5 a s^2 b bytes at 16-bit in all).
+      if (a.p > 0) s.extra(b * h * n * n + es * b * h * n * n);
       return;
     }
     case OpKind::moe: {

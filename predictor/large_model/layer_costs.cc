@@ -53,7 +53,7 @@ PartCost price_part(const Graph& g, const HardwareProfile& hw, const ModelParall
     if (op.kind == OpKind::attention && !op.attrs.flash) {
       const TensorShape& x = g.tensor(op.inputs[0]).shape;
       const double scores = static_cast<double>(x[0] * op.attrs.heads * x[1] * x[1]);
-      c.attention_core_bytes += es * scores + (op.attrs.p > 0 ? scores : 0.0);
+      c.attention_core_bytes += es * scores + (op.attrs.p > 0 ? scores + es * scores : 0.0);  // as saved_activations.cc keeps them
     }
     // A norm's output saved by the projection after it lives, under sequence parallelism, as the
     // 1/tp shard that is all-gathered again in backward (Korthikanti et al. 2022, section 4.2.2).
