@@ -17,7 +17,7 @@ std::string seconds(double s) { return s >= 1 ? fixed(s, 3) + " s" : fixed(s * 1
 
 bool ParallelOptions::any_given() const {
   for (const char* name : {"--tp", "--pp", "--interleave", "--ep", "--zero", "--micro-batch", "--global-batch", "--recompute",
-                           "--sequence-parallel", "--overlap-grad-reduce", "--fragmentation"})
+                           "--sequence-parallel", "--overlap-grad-reduce", "--overlap-p2p", "--fragmentation"})
     if (given(app, name)) return true;
   return false;
 }
@@ -37,6 +37,7 @@ void add_parallel_options(CLI::App* c, ParallelOptions& o, bool with_degrees) {
   }
   c->add_option("--global-batch", o.global_batch, "sequences per iteration over all data-parallel replicas (gradient accumulation makes up the rest)")->check(positive());
   c->add_flag("--overlap-grad-reduce", o.overlap_grad_reduce, "overlap the data-parallel gradient sync with backward, chunk by chunk");
+  c->add_flag("--overlap-p2p", o.overlap_p2p, "overlap the sends between pipeline stages with computation (default: each blocks, as Megatron's 1F1B)");
   c->add_option("--fragmentation", o.fragmentation, "allocator memory held beyond allocations, as a fraction of activations")->check(CLI::Range(0.0, 0.99));
 }
 
@@ -69,6 +70,7 @@ ModelParallelPlan model_parallel_plan(const RunOptions& run, const ParallelOptio
   p.recompute = *r;
   p.sequence_parallel = o.sequence_parallel;
   p.overlap_grad_reduce = o.overlap_grad_reduce;
+  p.overlap_p2p = o.overlap_p2p;
   p.fragmentation = o.fragmentation;
   // Large models train in mixed precision; fp32 only when asked for.
   const std::string dtype = given(app, "--dtype") ? run.dtype : "bf16";
@@ -106,6 +108,7 @@ nlohmann::json plan_json(const ModelParallelPlan& p) {
           {"recompute", recompute_name(p.recompute)},
           {"sequence_parallel", p.sequence_parallel},
           {"overlap_grad_reduce", p.overlap_grad_reduce},
+          {"overlap_p2p", p.overlap_p2p},
           {"dtype", precision_name(p.precision)}};
 }
 
@@ -163,7 +166,8 @@ void print_model_parallel(std::ostream& out, const ModelParallelPrediction& p) {
   out << "breakdown           compute " << seconds(b.compute_s) << ", recompute " << seconds(b.recompute_s) << ", tensor-parallel comm "
       << seconds(b.tp_comm_s);
   if (b.ep_comm_s > 0) out << ", expert all-to-all " << seconds(b.ep_comm_s);
-  out << ", bubble " << seconds(b.bubble_s) << " (sends " << seconds(b.pp_comm_s) << " in all), data-parallel exposed "
+  if (b.pp_comm_s > 0) out << ", pipeline sends " << seconds(b.pp_comm_s);
+  out << ", bubble " << seconds(b.bubble_s) << ", data-parallel exposed "
       << seconds(b.dp_comm_exposed_s) << " (of " << seconds(b.dp_comm_s) << "), optimizer " << seconds(b.optimizer_s) << "\n";
   out << "memory per GPU      weights " << gib(m.weights) << ", gradients " << gib(m.gradients) << ", optimizer " << gib(m.optimizer_state)
       << ", activations " << gib(m.activations) << ", workspace " << gib(m.workspace);

@@ -20,6 +20,7 @@ struct ParallelOptions {
   std::string recompute = "none";
   bool sequence_parallel = false;
   bool overlap_grad_reduce = false;
+  bool overlap_p2p = false;
   double fragmentation = 0;
   /// Options of the CLI app they were registered on, to tell given from default.
   CLI::App* app = nullptr;

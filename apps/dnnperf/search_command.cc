@@ -24,6 +24,7 @@ PlanSearchSpace search_space(const RunOptions& o, const ParallelOptions& paralle
   s.sequence = shape.sequence;
   s.precision = shape.precision;
   s.overlap_grad_reduce = shape.overlap_grad_reduce;
+  s.overlap_p2p = shape.overlap_p2p;
   s.fragmentation = shape.fragmentation;
   return s;
 }

@@ -135,6 +135,7 @@ Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, cons
   e.schedule.micro_batches = m;
   e.schedule.chunks.resize(static_cast<std::size_t>(chunks));
   e.schedule.overlap_gradient_sync = plan.overlap_grad_reduce || plan.zero == 3;
+  e.schedule.blocking_sends = !plan.overlap_p2p;
   e.parameters.assign(static_cast<std::size_t>(p), 0.0);
   e.experts.assign(static_cast<std::size_t>(p), 0.0);
   e.chunk_compute.assign(static_cast<std::size_t>(chunks), 0.0);
@@ -293,7 +294,7 @@ ModelParallelPrediction ModelParallelEvaluator::predict(const ModelParallelPlan&
     b.dp_comm_s += e.schedule.chunks[j].gradient_sync_s;
   }
   b.bubble_s = r.idle_s;
-  b.pp_comm_s = plan.pp > 1 ? 2.0 * mb * plan.virtual_stages * e.schedule.send_s : 0.0;
+  b.pp_comm_s = r.sending_s;
   b.dp_comm_exposed_s = r.gradient_sync_exposed_s;
   b.optimizer_s = r.optimizer_s;
   std::vector<int> stages(static_cast<std::size_t>(plan.pp));

@@ -42,8 +42,8 @@ struct ModelParallelPrediction {
   double hardware_tflops_per_gpu = 0;
   /// The critical GPU's iteration by part (seconds): its kernels' forward and backward, their
   /// recomputation, the tensor-parallel and expert collectives inside its layers (Megatron runs
-  /// them on the compute stream: never hidden), its idle time in the pipeline (the bubble, with
-  /// any wait on sends between stages), the data-parallel sync not hidden by backward, and the
+  /// them on the compute stream: never hidden), its blocking sends between stages, its idle time
+  /// in the pipeline (the bubble), the data-parallel sync not hidden by backward, and the
   /// optimizer step. They add up to the iteration.
   struct Breakdown {
     double compute_s = 0;
@@ -51,7 +51,7 @@ struct ModelParallelPrediction {
     double tp_comm_s = 0;
     double ep_comm_s = 0;
     double bubble_s = 0;
-    double pp_comm_s = 0;  // one send per micro-batch and direction, hidden or not (part of bubble_s where exposed)
+    double pp_comm_s = 0;  // blocking sends to the neighbouring stages (overlapped sends wait inside bubble_s)
     double dp_comm_exposed_s = 0;
     double dp_comm_s = 0;  // all of the data-parallel sync, hidden or not
     double optimizer_s = 0;

@@ -44,6 +44,10 @@ struct ModelParallelPlan {
   /// Data-parallel gradient reduction overlapped with backward, chunk by chunk (Megatron's
   /// --overlap-grad-reduce); off: after the last backward.
   bool overlap_grad_reduce = false;
+  /// Sends between pipeline stages overlapped with computation (Megatron's
+  /// --overlap-p2p-communication); off: each exchange blocks the stage, as Megatron's 1F1B does
+  /// by default.
+  bool overlap_p2p = false;
   Precision precision = Precision::bf16;
   /// Bytes the allocator holds beyond what is allocated, as a fraction of activations (the
   /// caching allocator's fragmentation); 0: none assumed.

@@ -68,7 +68,7 @@ PipelineResult PipelineSimulator::run(const PipelineSchedule& s) {
   std::vector<std::vector<int>> syncs(static_cast<std::size_t>(p));
   PipelineResult result;
   result.peak_activation_bytes.assign(static_cast<std::size_t>(p), 0.0);
-  std::vector<double> held(static_cast<std::size_t>(p), 0.0);
+  std::vector<double> held(static_cast<std::size_t>(p), 0.0), sending(static_cast<std::size_t>(p), 0.0);
   std::size_t remaining = 0;
   for (const auto& o : order) remaining += o.size();
   while (remaining > 0) {
@@ -92,21 +92,25 @@ PipelineResult PipelineSimulator::run(const PipelineSchedule& s) {
         if ((st.forward && st.chunk > 0) || !st.forward)
           if (dep < 0) break;
         const int compute = 2 * r;
-        const double ready = dep >= 0 ? t.task(dep).finish + (sent && p > 1 ? s.send_s : 0.0) : 0.0;
+        const double ready = dep >= 0 ? t.task(dep).finish + (sent && p > 1 && !s.blocking_sends ? s.send_s : 0.0) : 0.0;
         int gather[1];
         std::size_t gathers = 0;
         if (w.parameter_gather_s > 0) gather[gathers++] = t.add_task(compute + 1, w.parameter_gather_s, std::span<const int>{}, TaskKind::communication);
         const int task = t.add_task(compute, st.forward ? w.forward_s : w.backward_s, std::span<const int>(gather, gathers), TaskKind::compute,
                                     st.chunk, ready);
         double& h = held[static_cast<std::size_t>(r)];
+        // A blocking send holds this GPU's stream; what the neighbour waits for is its end.
+        const bool sends = p > 1 && s.send_s > 0 && (st.forward ? st.chunk < chunks - 1 : st.chunk > 0);
+        const int handed = sends && s.blocking_sends ? t.add_task(compute, s.send_s, {task}, TaskKind::communication) : task;
+        if (handed != task) sending[static_cast<std::size_t>(r)] += s.send_s;
         if (st.forward) {
-          forward_task_[at(st.chunk, st.micro_batch)] = task;
+          forward_task_[at(st.chunk, st.micro_batch)] = handed;
           h += w.activation_bytes;
           result.peak_activation_bytes[static_cast<std::size_t>(r)] = std::max(result.peak_activation_bytes[static_cast<std::size_t>(r)], h);
         } else {
-          backward_task_[at(st.chunk, st.micro_batch)] = task;
+          backward_task_[at(st.chunk, st.micro_batch)] = handed;
           h -= w.activation_bytes;
-          last_backward[static_cast<std::size_t>(r)] = task;
+          last_backward[static_cast<std::size_t>(r)] = handed;
           if (s.overlap_gradient_sync && st.micro_batch == m - 1 && w.gradient_sync_s > 0)
             syncs[static_cast<std::size_t>(r)].push_back(t.add_task(compute + 1, w.gradient_sync_s, {task}, TaskKind::communication));
         }
@@ -135,6 +139,7 @@ PipelineResult PipelineSimulator::run(const PipelineSchedule& s) {
       const double backward_end = t.task(last).finish;
       result.critical_stage = r;
       result.busy_s = t.busy(2 * r) - optimizer;
+      result.sending_s = sending[static_cast<std::size_t>(r)];
       result.idle_s = backward_end - result.busy_s;  // from the iteration's start: the last stage waits for its first input
       result.gradient_sync_exposed_s = t.task(step).start - backward_end;
       result.optimizer_s = optimizer;

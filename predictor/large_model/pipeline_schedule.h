@@ -2,8 +2,9 @@
 // One training iteration of a pipeline of model chunks, simulated on the Timeline: every GPU's
 // forward and backward of every micro-batch in Megatron-LM's order (1F1B; interleaved 1F1B with v
 // chunks per GPU, Narayanan et al. 2021, section 2.2), the activation and gradient sends between
-// neighbouring chunks (each a delay on the wire between the sender's finish and the receiver's
-// start: Megatron posts them as non-blocking sends that overlap one another and the computation),
+// neighbouring chunks (blocking, as Megatron-LM's 1F1B waits for each exchange with its neighbour
+// before computing on; or, overlapped, only a delay on the wire between the sender's finish and
+// the receiver's start),
 // the data-parallel gradient collectives on a
 // communication stream (after the last backward, or chunk by chunk as each chunk's last backward
 // ends), ZeRO-3's parameter gathers ahead of each use, and the optimizer step. Nothing is closed
@@ -36,6 +37,9 @@ struct PipelineSchedule {
   std::int64_t micro_batches = 1;
   std::vector<ChunkWork> chunks;  // stages x virtual_stages, in model order
   double send_s = 0;              // an activation (or its gradient) from one chunk to the next
+  /// The sender's compute stream waits for each send to complete (Megatron's default); false: the
+  /// sends overlap the computation (Megatron's --overlap-p2p-communication).
+  bool blocking_sends = true;
   bool overlap_gradient_sync = false;
   std::vector<double> optimizer_s;  // per GPU (stage), after its gradients are synchronised
 };
@@ -46,7 +50,8 @@ struct PipelineResult {
   /// its last backward (the bubble, with any wait on sends), and its exposed gradient sync (from
   /// its last backward to the end of its collectives).
   int critical_stage = 0;
-  double busy_s = 0;
+  double busy_s = 0;         // its kernels, and its blocking sends
+  double sending_s = 0;      // of busy_s, the blocking sends
   double idle_s = 0;
   double gradient_sync_exposed_s = 0;
   double optimizer_s = 0;

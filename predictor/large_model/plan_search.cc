@@ -65,6 +65,7 @@ std::vector<ModelParallelPlan> enumerate_plans(const TransformerSpec& spec, cons
   base.sequence = space.sequence;
   base.precision = space.precision;
   base.overlap_grad_reduce = space.overlap_grad_reduce;
+  base.overlap_p2p = space.overlap_p2p;
   base.fragmentation = space.fragmentation;
   std::vector<ModelParallelPlan> plans;
   for (const std::int64_t tp : divisors(per_node, per_node)) {

@@ -19,6 +19,7 @@ struct PlanSearchSpace {
   std::int64_t sequence = 0;  // 0: the model's context
   Precision precision = Precision::bf16;
   bool overlap_grad_reduce = false;
+  bool overlap_p2p = false;
   double fragmentation = 0;
   std::int64_t max_micro_batch = 16;
   int max_interleave = 8;

@@ -70,7 +70,12 @@ TEST_CASE("The simulated bubble is (p - 1)(F + B), and 1/v of it interleaved", "
   CHECK(sim.run(s).iteration_s == Approx(4 * 3.0 + 2 * 3 * 0.25));
   s = uniform(4, 1, 8, 1.0, 2.0);
   s.send_s = 0.25;
+  const double blocking = sim.run(s).iteration_s;
+  CHECK(blocking >= (8 + 3) * 3.0 + 2 * 3 * 0.25);
+  // Overlapped, the sends hold no stream: never slower than blocking ones.
+  s.blocking_sends = false;
   CHECK(sim.run(s).iteration_s >= (8 + 3) * 3.0 + 2 * 3 * 0.25);
+  CHECK(sim.run(s).iteration_s <= blocking);
 }
 
 TEST_CASE("1F1B keeps p - r micro-batches in flight on stage r", "[model_parallel]") {
@@ -137,7 +142,7 @@ TEST_CASE("A model-parallel prediction adds up and scales as it should", "[model
   ModelParallelEvaluator evaluator(gpt, a100());
   const ModelParallelPrediction p = evaluator.predict(plan);
   const auto& b = p.breakdown;
-  CHECK(b.compute_s + b.recompute_s + b.tp_comm_s + b.ep_comm_s + b.bubble_s + b.dp_comm_exposed_s + b.optimizer_s ==
+  CHECK(b.compute_s + b.recompute_s + b.tp_comm_s + b.ep_comm_s + b.pp_comm_s + b.bubble_s + b.dp_comm_exposed_s + b.optimizer_s ==
         Approx(p.iteration_s).epsilon(1e-9));
   CHECK(p.mfu > 0.2);
   CHECK(p.mfu < 0.9);
