@@ -39,7 +39,7 @@ struct Options {
   std::string output;
 };
 
-const std::vector<std::string> kCommOps = {"p2p", "allreduce", "allgather", "reduce-scatter", "bcast"};
+const std::vector<std::string> kCommOps = {"p2p", "allreduce", "allgather", "reduce-scatter", "alltoall", "bcast"};
 const std::vector<std::string> kComputeOps = {"gemm", "conv", "memory", "launch"};
 
 #ifdef DNNPERF_HAVE_CUDA
@@ -70,7 +70,7 @@ int run_gpu(const Options& o, const std::string& op, const bench::ShapeSet& shap
 int run_comm(const Options& o) {
   const std::string op = o.op == "reduce-scatter" ? "reduce_scatter" : o.op;
   if (o.device == "gpu") {
-    if (op == "p2p" || op == "bcast") throw InputError("--device gpu (NCCL) measures allreduce, allgather and reduce-scatter");
+    if (op == "p2p" || op == "bcast") throw InputError("--device gpu (NCCL) measures allreduce, allgather, reduce-scatter and alltoall");
     if (o.output.empty()) throw InputError("-o: an output file is required");
 #ifdef DNNPERF_HAVE_NCCL_MPI
     // Under mpirun with several ranks: one GPU per rank, NCCL bootstrapped over MPI.
@@ -134,11 +134,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   c->footer("Examples:\n  dnnperf bench gemm --shapes deepbench -o gemm.jsonl\n  mpirun -np 4 dnnperf bench allreduce --algorithms all -o allreduce.jsonl --resume");
   std::vector<std::string> ops = kComputeOps;
   ops.insert(ops.end(), kCommOps.begin(), kCommOps.end());
-  c->add_option("operation", o->op, "gemm, conv, memory, launch (GPU); p2p, allreduce, allgather, reduce-scatter, bcast (MPI)")
+  c->add_option("operation", o->op, "gemm, conv, memory, launch (GPU); p2p, allreduce, allgather, reduce-scatter, alltoall, bcast (MPI)")
       ->required()
       ->check(CLI::IsMember(ops));
   c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md); required unless --list-shapes");
-  c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter: gpu measures NCCL over this node's GPUs instead of MPI");
+  c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter/alltoall: gpu measures NCCL over this node's GPUs instead of MPI");
   c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]] or square:N,... (microbench/shapes/shape_sets.h)")->capture_default_str();
   c->add_option("--batch", o->batch, "batch of the network for --shapes zoo:NETWORK")->capture_default_str()->check(positive());
   CLI::Option* sizes = c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");

@@ -106,7 +106,7 @@ class GpuBench {
     else if (o_.op == "conv") convs();
     else if (o_.op == "memory") memory();
     else if (o_.op == "launch") launch();
-    else if (o_.op == "nccl_allreduce" || o_.op == "nccl_allgather" || o_.op == "nccl_reduce_scatter") nccl(count);
+    else if (o_.op == "nccl_allreduce" || o_.op == "nccl_allgather" || o_.op == "nccl_reduce_scatter" || o_.op == "nccl_alltoall") nccl(count);
     else throw InputError("unknown GPU benchmark '" + o_.op + "'");
     cudnnDestroy(cudnn_);
     cublasDestroy(cublas_);
@@ -463,7 +463,14 @@ class GpuBench {
         const auto k = static_cast<std::size_t>(i);
         if (op == "allreduce") DNNPERF_NCCL(ncclAllReduce(in[k].get(), out[k].get(), count, ncclFloat, ncclSum, comms[k], streams[k]));
         else if (op == "allgather") DNNPERF_NCCL(ncclAllGather(in[k].get(), out[k].get(), part, ncclFloat, comms[k], streams[k]));
-        else DNNPERF_NCCL(ncclReduceScatter(in[k].get(), out[k].get(), part, ncclFloat, ncclSum, comms[k], streams[k]));
+        else if (op == "alltoall") {
+          // NCCL has no all-to-all call: a part to and from every peer, grouped (as its docs show).
+          for (int j = 0; j < p; ++j) {
+            const std::size_t at = static_cast<std::size_t>(j) * part;
+            DNNPERF_NCCL(ncclSend(static_cast<float*>(in[k].get()) + at, part, ncclFloat, j, comms[k], streams[k]));
+            DNNPERF_NCCL(ncclRecv(static_cast<float*>(out[k].get()) + at, part, ncclFloat, j, comms[k], streams[k]));
+          }
+        } else DNNPERF_NCCL(ncclReduceScatter(in[k].get(), out[k].get(), part, ncclFloat, ncclSum, comms[k], streams[k]));
       }
       DNNPERF_NCCL(ncclGroupEnd());
       for (int i = 0; i < p; ++i) {
@@ -478,7 +485,7 @@ class GpuBench {
     const float sum = static_cast<float>(p * (p + 1) / 2);
     bool ok = true;
     for (std::size_t j = 0; j < out_count && ok; ++j)
-      ok = op == "allgather" ? result[j] == static_cast<float>(j / part + 1) : result[j] == sum;
+      ok = op == "allgather" || op == "alltoall" ? result[j] == static_cast<float>(j / part + 1) : result[j] == sum;
     r.verified = ok;
     if (!ok) {
       r.status = "failed";

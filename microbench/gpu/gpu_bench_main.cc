@@ -2,7 +2,7 @@
 // have CUDA but not dnnperf's other dependencies (scripts/gpu_calibrate.sh builds it there).
 // Same records as `dnnperf bench gemm|conv|memory|launch`.
 //
-//   dnnperf-gpu-bench gemm|conv|memory|launch|nccl_allreduce|nccl_allgather|nccl_reduce_scatter -o FILE [--shapes deepbench|sample:N[:SEED[:GFLOP]]] [--dtypes f32,tf32,f16,bf16]
+//   dnnperf-gpu-bench gemm|conv|memory|launch|nccl_allreduce|nccl_allgather|nccl_reduce_scatter|nccl_alltoall -o FILE [--shapes deepbench|sample:N[:SEED[:GFLOP]]] [--dtypes f32,tf32,f16,bf16]
 //                     [--sizes BYTES,...] [--time-budget S] [--resume] [--quiet]
 #include <cstdio>
 #include <cstdlib>

@@ -98,7 +98,16 @@ int run_nccl_over_mpi(const GpuBenchOptions& o, MPI_Comm node, const nlohmann::j
         const auto call = [&] {
           if (op == "allreduce") DNNPERF_NCCL(ncclAllReduce(in.get(), out.get(), count, ncclFloat, ncclSum, comm, stream));
           else if (op == "allgather") DNNPERF_NCCL(ncclAllGather(in.get(), out.get(), part, ncclFloat, comm, stream));
-          else DNNPERF_NCCL(ncclReduceScatter(in.get(), out.get(), part, ncclFloat, ncclSum, comm, stream));
+          else if (op == "alltoall") {
+            // NCCL has no all-to-all call: a part to and from every peer, grouped.
+            DNNPERF_NCCL(ncclGroupStart());
+            for (int j = 0; j < p; ++j) {
+              const std::size_t at = static_cast<std::size_t>(j) * part;
+              DNNPERF_NCCL(ncclSend(static_cast<float*>(in.get()) + at, part, ncclFloat, j, comm, stream));
+              DNNPERF_NCCL(ncclRecv(static_cast<float*>(out.get()) + at, part, ncclFloat, j, comm, stream));
+            }
+            DNNPERF_NCCL(ncclGroupEnd());
+          } else DNNPERF_NCCL(ncclReduceScatter(in.get(), out.get(), part, ncclFloat, ncclSum, comm, stream));
           DNNPERF_CUDA(cudaStreamSynchronize(stream));
         };
         call();
@@ -107,7 +116,7 @@ int run_nccl_over_mpi(const GpuBenchOptions& o, MPI_Comm node, const nlohmann::j
         const float sum = static_cast<float>(p) * static_cast<float>(p + 1) / 2;
         bool ok = true;
         for (std::size_t j = 0; j < out_count && ok; ++j)
-          ok = op == "allgather" ? result[j] == static_cast<float>(j / part + 1) : result[j] == sum;
+          ok = op == "allgather" || op == "alltoall" ? result[j] == static_cast<float>(j / part + 1) : result[j] == sum;
         r.verified = all(ok, MPI_COMM_WORLD);
         if (!*r.verified) {
           r.status = "failed";

@@ -110,7 +110,7 @@ class CommBench {
 
  private:
   void validate() const {
-    static const std::vector<std::string> ops = {"p2p", "allreduce", "allgather", "reduce_scatter", "bcast"};
+    static const std::vector<std::string> ops = {"p2p", "allreduce", "allgather", "reduce_scatter", "alltoall", "bcast"};
     if (std::find(ops.begin(), ops.end(), o_.op) == ops.end()) throw InputError("unknown communication benchmark '" + o_.op + "'");
     if (o_.sizes.empty()) throw InputError("--sizes: no message sizes");
     for (std::int64_t s : o_.sizes)
@@ -149,7 +149,7 @@ class CommBench {
     if (o_.op == "p2p" && p < 2) return skip(r, "ping-pong needs at least 2 ranks");
     const std::int64_t count = bytes / 4;
     if (count < 1) return skip(r, "message smaller than one float");
-    if ((o_.op == "allgather" || o_.op == "reduce_scatter") && count % p != 0)
+    if ((o_.op == "allgather" || o_.op == "reduce_scatter" || o_.op == "alltoall") && count % p != 0)
       return skip(r, "size is not a multiple of " + std::to_string(p) + " floats (one equal part per rank)");
     if (count > INT32_MAX) return skip(r, "more elements than an MPI count can hold");
     const Operation op = make_operation(count, algorithm);
@@ -181,7 +181,7 @@ class CommBench {
     // nccl-tests' bus bandwidth: what each link carries, comparable across rank counts.
     double factor = 1;
     if (o_.op == "allreduce") factor = 2.0 * (p - 1) / p;
-    if (o_.op == "allgather" || o_.op == "reduce_scatter") factor = static_cast<double>(p - 1) / p;
+    if (o_.op == "allgather" || o_.op == "reduce_scatter" || o_.op == "alltoall") factor = static_cast<double>(p - 1) / p;
     r.metrics = {{"algbw_bytes_per_s", algbw}, {"busbw_bytes_per_s", algbw * factor}};
     if (o_.op == "p2p") r.metrics = {{"bandwidth_bytes_per_s", algbw}};
   }
@@ -276,6 +276,23 @@ class CommBench {
       op.check = [rank, part, sum_of](const Buffers& b) {
         for (int i = 0; i < part; ++i)
           if (b.out[static_cast<std::size_t>(i)] != sum_of((static_cast<std::int64_t>(rank) * part + i) % 5)) return false;
+        return true;
+      };
+      return op;
+    }
+    if (o_.op == "alltoall") {
+      // Each rank sends n / p floats to every rank (bytes: what one rank sends in all, as the
+      // model prices it: models/comm/collectives.h).
+      const int part = n / p;
+      op.in_count = op.out_count = n;
+      op.prepare = [rank, n](Buffers& b) {
+        for (int i = 0; i < n; ++i) b.in[static_cast<std::size_t>(i)] = input_value(rank, i);
+      };
+      op.run = [part](Buffers& b) { MPI_Alltoall(b.in.data(), part, MPI_FLOAT, b.out.data(), part, MPI_FLOAT, MPI_COMM_WORLD); };
+      op.check = [p, rank, part](const Buffers& b) {
+        for (int r = 0; r < p; ++r)
+          for (int i = 0; i < part; ++i)
+            if (b.out[static_cast<std::size_t>(r * part + i)] != input_value(r, static_cast<std::int64_t>(rank) * part + i)) return false;
         return true;
       };
       return op;

@@ -12,7 +12,7 @@
 namespace dnnperf::bench {
 
 struct CommBenchOptions {
-  std::string op;                    // p2p, allreduce, allgather, reduce_scatter, bcast
+  std::string op;                    // p2p, allreduce, allgather, reduce_scatter, alltoall, bcast
   std::vector<std::int64_t> sizes;   // bytes per message (the whole vector for collectives)
   /// "mpi" and, for allreduce, the toolkit's algorithms by name; empty: all that apply.
   std::vector<std::string> algorithms;

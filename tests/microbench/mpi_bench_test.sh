@@ -41,7 +41,7 @@ cpu.pop("logical_cpus"); here.pop("logical_cpus")  # mpirun may bind a rank to f
 assert cpu == here, (cpu, here)
 assert "family" in cpu and "isa" in cpu, cpu
 PY
-for op in allgather reduce-scatter bcast p2p; do
+for op in allgather reduce-scatter alltoall bcast p2p; do
   f=$dir/$op.jsonl
   timeout 120 "$mpirun" -np 2 "$bin" bench $op --sizes 8,4K,1M -o "$f" --quiet 2>/dev/null && all_ok "$f" 3 && ok "$op" || bad "$op"
 done
