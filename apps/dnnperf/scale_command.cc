@@ -13,6 +13,7 @@
 #include "apps/dnnperf/cli_style.h"
 #include "apps/dnnperf/prediction_report.h"
 #include "apps/dnnperf/run_options.h"
+#include "apps/dnnperf/search_command.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
 #include "core/common/output_file.h"
@@ -23,8 +24,60 @@
 namespace dnnperf::cli {
 namespace {
 
-void run_scale(const RunOptions& o, const std::string& scaling_name, const std::string& csv_path) {
+// A transformer trained with the best model-parallel plan at each node count (the global batch
+// fixed): tokens/s and model-FLOPs utilisation against GPUs.
+void run_model_parallel_scale(const RunOptions& o, const ParallelOptions& parallel, const std::vector<int>& nodes, const HardwareProfile& hw,
+                              const std::string& csv_path) {
+  ModelParallelEvaluator evaluator(transformer_of(o), hw);
+  const int per_node = o.gpus_per_node > 0 ? o.gpus_per_node : hw.node.devices;
+  Table t, csv;
+  for (const char* column : {"nodes", "GPUs", "iteration s", "tokens/s", "TFLOP/s/GPU", "MFU %", "mem GiB"}) t.column(column);
+  t.column("best plan", Table::left);
+  for (const char* column : {"nodes", "gpus", "iteration_s", "low_s", "high_s", "tokens_per_s", "model_tflops_per_gpu", "mfu", "memory_bytes", "tp", "pp",
+                             "interleave", "dp", "micro_batch", "zero", "recompute", "sequence_parallel", "configs_evaluated"})
+    csv.column(column);
+  nlohmann::json points = nlohmann::json::array();
+  const auto full = [](double v) { return significant(v, 9); };
+  for (const int n : nodes) {
+    const int gpus = n * per_node;
+    PlanSearchResult r;
+    try {
+      r = search_plans(evaluator, search_space(o, parallel, hw, gpus), 1);
+    } catch (const InputError& e) {
+      t.row({std::to_string(n), std::to_string(gpus), "", "", "", "", "", e.what()});
+      continue;
+    }
+    if (r.best.empty()) {
+      t.row({std::to_string(n), std::to_string(gpus), "", "", "", "", "", missed_memory(r)});
+      continue;
+    }
+    const ModelParallelPrediction& p = r.best.front().prediction;
+    const ModelParallelPlan& plan = p.plan;
+    t.row({std::to_string(n), std::to_string(gpus), fixed(p.iteration_s, 3), fixed(p.tokens_per_s, 0), fixed(p.model_tflops_per_gpu, 1),
+           fixed(100 * p.mfu, 1), fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1), plan_summary(plan)});
+    csv.row({std::to_string(n), std::to_string(gpus), full(p.iteration_s), full(p.low_s), full(p.high_s), full(p.tokens_per_s), full(p.model_tflops_per_gpu),
+             full(p.mfu), full(p.memory.total()), std::to_string(plan.tp), std::to_string(plan.pp), std::to_string(plan.virtual_stages),
+             std::to_string(plan.dp()), std::to_string(plan.micro_batch), std::to_string(plan.zero), std::string(recompute_name(plan.recompute)),
+             plan.sequence_parallel ? "1" : "0", std::to_string(r.configs_evaluated)});
+    nlohmann::json point = model_parallel_json(p);
+    point["configs_evaluated"] = r.configs_evaluated;
+    points.push_back(std::move(point));
+  }
+  if (!csv_path.empty()) write_file_atomically(csv_path, "CSV file", [&](std::ostream& out) { csv.print_csv(out); });
+  if (o.json) {
+    print_json(std::cout, {{"network", evaluator.spec().name}, {"hardware", hw.name}, {"points", points}}, "scale");
+    return;
+  }
+  std::cout << evaluator.spec().name << " on " << hw.name << " nodes of " << per_node << ", the best plan at each count (global batch "
+            << search_space(o, parallel, hw, per_node).global_batch << ")\n\n";
+  t.print(std::cout);
+  if (!csv_path.empty()) std::cout << "\nwrote " << csv_path << "\n";
+}
+
+void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::string& scaling_name, const std::string& csv_path) {
   const HardwareProfile hw = find_hardware_profile(o.hardware);
+  if (parallel.any_given()) return run_model_parallel_scale(o, parallel, parse_node_counts(o.nodes), hw, csv_path);
+  if (o.batch <= 0) throw InputError("--batch is required: samples per device (or --global-batch to scale a transformer with the best model-parallel plan)");
   const RunConfig config = run_config(o, hw);
   const std::vector<int> nodes = parse_node_counts(o.nodes);
   Scaling scaling = Scaling::weak;
@@ -95,17 +148,20 @@ void run_scale(const RunOptions& o, const std::string& scaling_name, const std::
 
 void add_scale_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
+  auto parallel = std::make_shared<ParallelOptions>();
   o->nodes = "1..64";
   auto scaling = std::make_shared<std::string>("weak");
   auto csv = std::make_shared<std::string>();
   CLI::App* c = app.add_subcommand("scale", "Predict how training throughput scales over node counts");
-  c->footer("Example:\n  dnnperf scale -n resnet50 --hardware a100 -b 64 --nodes 1..1024 --csv resnet50.csv");
+  c->footer("Examples:\n  dnnperf scale -n resnet50 --hardware a100 -b 64 --nodes 1..1024 --csv resnet50.csv\n"
+            "  dnnperf scale -n gpt3-175b --hardware a100 --nodes 16..256 --global-batch 1536 --csv gpt3.csv");
   add_run_options(c, *o);
-  c->add_option("--batch,-b", o->batch, "samples per device (weak) or in total (strong)")->required()->check(positive());
+  c->add_option("--batch,-b", o->batch, "samples per device (weak) or in total (strong)")->check(positive());
+  add_parallel_options(c, *parallel, false);
   c->add_option("--nodes", o->nodes, "node counts: a list 1,2,8, a range of powers of two 1..4096, or A..B:STEP")->capture_default_str();
   c->add_option("--scaling", *scaling, "weak (fixed batch per device) or strong (fixed global batch)")->capture_default_str();
   c->add_option("--csv", *csv, "also write the points to this CSV file");
-  c->callback([o, scaling, csv] { run_scale(*o, *scaling, *csv); });
+  c->callback([o, parallel, scaling, csv] { run_scale(*o, *parallel, *scaling, *csv); });
 }
 
 }  // namespace dnnperf::cli
