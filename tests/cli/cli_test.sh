@@ -48,6 +48,42 @@ check scale_strong 0 'strong scaling' -- "$bin" scale -n resnet50 --hardware a10
 h200fit="$src/data/hardware/calibrated/h200-torch-2026-11-30.json"
 check predict_phase_bound 0 'forward +(host|device)-bound: host [0-9.]+ ms, kernels [0-9.]+ ms' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary
 check predict_graph_launch 0 'graph replay: no per-kernel dispatch' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary --launch graph
+# Model-parallel plans (issue 51): the prediction, its JSON, the search, the scaling and bad plans.
+check mp_predict 0 'iteration +[0-9.]+ s' -- "$bin" predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --interleave 3 --micro-batch 1 --global-batch 64 --recompute selective --sequence-parallel --dtype bf16
+check mp_memory 0 'memory per GPU +weights [0-9.]+ GiB' -- "$bin" predict -n llama3-70b --hardware h100 --nodes 4 --tp 8 --pp 4 --global-batch 32
+check mp_moe 0 'expert all-to-all' -- "$bin" predict -n mixtral-8x7b --hardware h100 --nodes 2 --tp 2 --ep 8 --global-batch 64 --recompute full
+check mp_file 0 'llama3-8b \(8,030,261,248 parameters\)' -- "$bin" predict -n "$src/data/networks/llama3-8b.json" --hardware h100 --tp 2 --global-batch 16
+"$bin" predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --global-batch 64 --recompute full --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+for k in ("iteration_s", "low_s", "high_s", "memory_bytes", "mfu", "tokens_per_s"):
+    assert k in j, k
+assert j["low_s"] <= j["iteration_s"] <= j["high_s"]
+b = j["breakdown"]
+total = sum(b[k] for k in ("compute_s", "recompute_s", "tp_comm_s", "ep_comm_s", "pp_comm_s", "bubble_s", "dp_comm_exposed_s", "optimizer_s"))
+assert abs(total - j["iteration_s"]) < 1e-6 * j["iteration_s"], (total, j["iteration_s"])
+assert 0 < j["mfu"] < 1
+' && echo "ok   mp_json_fields" || { echo "FAIL mp_json_fields"; fail=1; }
+check mp_not_fit 0 'DOES NOT FIT +[0-9.]+ GiB over' -- "$bin" predict -n gpt3-175b --hardware a100 --tp 8 --global-batch 8
+check mp_search 0 'P\(fastest\)' -- "$bin" search -n gpt3-175b --hardware a100 --gpus 1024 --global-batch 1536 --top 3
+"$bin" search -n megatron-22b --hardware a100 --gpus 64 --global-batch 128 --top 2 --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["configs_evaluated"] > 100 and j["seconds"] > 0 and len(j["best"]) == 2
+assert j["best"][0]["iteration_s"] <= j["best"][1]["iteration_s"]
+' && echo "ok   mp_search_json" || { echo "FAIL mp_search_json"; fail=1; }
+check mp_search_none 1 'no plan fits in memory; the closest, .* GiB more than' -- "$bin" search -n gpt3-175b --hardware a100 --gpus 8 --global-batch 8
+check mp_scale 0 'best plan' -- "$bin" scale -n megatron-22b --hardware a100 --nodes 2,4 --global-batch 256
+check mp_bad_tp 1 '--tp = 3 does not divide the 64 heads' -- "$bin" predict -n megatron-22b --hardware a100 --tp 3 --gpus-per-node 6 --global-batch 6
+check mp_tp_beyond_node 1 '--tp = 16 exceeds the 8 GPUs of a node' -- "$bin" predict -n gpt3-175b --hardware a100 --nodes 2 --tp 16 --global-batch 8
+check mp_bad_layers 1 'does not divide the 96 layers' -- "$bin" predict -n gpt3-175b --hardware a100 --nodes 5 --tp 8 --pp 5 --global-batch 8
+check mp_bad_batch 1 '--global-batch = 12 is not a multiple of data-parallel 8' -- "$bin" predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --global-batch 12
+check mp_no_batch 1 '--global-batch is required' -- "$bin" predict -n gpt3-175b --hardware a100 --tp 8
+check mp_not_transformer 1 'is not a decoder transformer' -- "$bin" predict -n resnet50 --hardware a100 --tp 2 --global-batch 8
+check mp_batch_conflict 1 '--batch does not apply' -- "$bin" predict -n gpt3-175b --hardware a100 --tp 8 --global-batch 8 -b 4
+check mp_bad_recompute 1 "--recompute: unknown value 'some'" -- "$bin" predict -n gpt3-175b --hardware a100 --tp 8 --global-batch 8 --recompute some
+check mp_cpu 1 'model-parallel plans are priced on GPUs' -- "$bin" predict -n gpt2 --hardware cpu --gpus-per-node 1 --global-batch 8
+check mp_bad_heads 1 "heads' does not fit: hidden 100 is not divisible by 3 heads" -- "$bin" predict -n gpt:layers=2,hidden=100,heads=3 --hardware a100 --global-batch 8
 check bad_launch 1 "--launch: unknown value 'lazy' \(eager or graph\)" -- "$bin" predict -n resnet50 -b 8 --launch lazy
 check cpu_graph_launch 1 'graph replay applies to GPUs' -- "$bin" predict -n resnet18 --hardware cpu -b 2 --launch graph
 check bad_hardware 1 "unknown hardware 'tpu'" -- "$bin" predict -n resnet50 --hardware tpu -b 8
