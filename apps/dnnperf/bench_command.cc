@@ -136,7 +136,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   ops.insert(ops.end(), kCommOps.begin(), kCommOps.end());
   c->add_option("operation", o->op, "gemm, conv, memory, launch (GPU); p2p, allreduce, allgather, reduce-scatter, alltoall, bcast (MPI)")
       ->required()
-      ->check(CLI::IsMember(ops));
+      ->check(CLI::IsMember(ops).description(""));  // the choices are in the text: the generated list outgrows the help's width
   c->add_option("-o,--output", o->output, "measurement file (JSON Lines, docs/measurement-format.md); required unless --list-shapes");
   c->add_option("--device", o->device, "compute: gpu (default); allreduce/allgather/reduce-scatter/alltoall: gpu measures NCCL over this node's GPUs instead of MPI");
   c->add_option("--shapes", o->shapes, "gemm/conv shapes: zoo:NETWORK, deepbench, sample:N[:SEED[:GFLOP]], cnn:N[:SEED[:GFLOP]], depthwise:N[:SEED[:GFLOP]] or square:N,... (microbench/shapes/shape_sets.h)")->capture_default_str();

@@ -53,8 +53,8 @@ void add_predict_command(CLI::App& app) {
   auto summary = std::make_shared<bool>(false);
   CLI::App* c = app.add_subcommand("predict", "Predict one training iteration (or inference) of a network on a cluster");
   c->footer("Examples:\n  dnnperf predict -n resnet50 --hardware a100 -b 64 --nodes 4 --summary\n  dnnperf predict -n gpt2 --seq 1024 --hardware h100 -b 8 --dtype bf16 --optimizer adam\n"
-            "  dnnperf predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --interleave 3 --micro-batch 1 --global-batch 64 \\\n"
-            "      --recompute selective --sequence-parallel --dtype bf16");
+            "  dnnperf predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --interleave 3 \\\n"
+            "      --micro-batch 1 --global-batch 64 --recompute selective --sequence-parallel --dtype bf16");
   add_run_options(c, *o);
   c->add_option("--batch,-b", o->batch, "samples per device (data parallelism; a model-parallel plan takes --micro-batch and --global-batch)")->check(positive());
   add_parallel_options(c, *parallel, true);

@@ -91,7 +91,7 @@ void add_search_command(CLI::App& app) {
   auto parallel = std::make_shared<ParallelOptions>();
   auto gpus = std::make_shared<int>(0);
   auto top = std::make_shared<int>(5);
-  CLI::App* c = app.add_subcommand("search", "Find the fastest model-parallel plans (TP, PP, interleave, DP, EP, ZeRO, micro-batch, recompute) that fit");
+  CLI::App* c = app.add_subcommand("search", "Find the fastest model-parallel plans of a transformer that fit in memory");
   c->footer("Example:\n  dnnperf search -n gpt3-175b --hardware a100 --gpus 1024 --global-batch 1536 --top 5");
   c->add_option("--network,-n", o->network, "a decoder transformer: zoo name or spec, or a dnnperf.transformer FILE.json")->required();
   c->add_option("--hardware", o->hardware, "hardware profile: short name or a JSON path")->capture_default_str();

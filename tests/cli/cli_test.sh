@@ -193,7 +193,7 @@ check calibrate_threads_zero 2 "--threads: must be a positive number, is '0'" --
 check unknown_command 2 "unknown command 'frob'; the commands are net, predict, scale" -- "$bin" frob
 check dtype_choices 1 "--dtype: unknown value 'fp8' \(fp32, tf32, fp16 or bf16\)" -- "$bin" predict -n resnet50 -b 8 --dtype fp8
 check help_examples 0 'Examples:' -- "$bin" predict --help
-out=$("$bin" predict --help; "$bin" scale --help; "$bin" bench --help; "$bin" --help)
+out=$("$bin" predict --help; "$bin" scale --help; "$bin" search --help; "$bin" bench --help; "$bin" --help)
 long=$(awk 'length > 100' <<<"$out" | head -3)
 [ -z "$long" ] && echo "ok   help_wrapped" || { echo "FAIL help_wrapped: $long"; fail=1; }
 rm -rf "$tmp"
