@@ -18,7 +18,7 @@ struct Setup {
   std::vector<ModelParallelPlan> plans;
   Setup() {
     space.gpus = 1024;
-    space.global_batch = 1536;
+    space.shape.global_batch = 1536;
     plans = enumerate_plans(evaluator.spec(), hw, space);
     ModelParallelMemory m;
     for (const ModelParallelPlan& p : plans) evaluator.lower_bound_if_fits(p, m);  // price every part once

@@ -69,7 +69,7 @@ void run_model_parallel_scale(const RunOptions& o, const ParallelOptions& parall
     return;
   }
   std::cout << evaluator.spec().name << " on " << hw.name << " nodes of " << per_node << ", the best plan at each count (global batch "
-            << search_space(o, parallel, hw, per_node).global_batch << ")\n\n";
+            << search_space(o, parallel, hw, per_node).shape.global_batch << ")\n\n";
   t.print(std::cout);
   if (!csv_path.empty()) std::cout << "\nwrote " << csv_path << "\n";
 }

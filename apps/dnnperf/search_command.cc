@@ -16,16 +16,9 @@ namespace dnnperf::cli {
 
 PlanSearchSpace search_space(const RunOptions& o, const ParallelOptions& parallel, const HardwareProfile& hw, int gpus) {
   // The plan reader checks the options; its degrees are what the search varies.
-  const ModelParallelPlan shape = model_parallel_plan(o, parallel, hw, 1);
   PlanSearchSpace s;
   s.gpus = gpus;
-  s.gpus_per_node = shape.gpus_per_node;
-  s.global_batch = shape.global_batch;
-  s.sequence = shape.sequence;
-  s.precision = shape.precision;
-  s.overlap_grad_reduce = shape.overlap_grad_reduce;
-  s.overlap_p2p = shape.overlap_p2p;
-  s.fragmentation = shape.fragmentation;
+  s.shape = model_parallel_plan(o, parallel, hw, 1);
   return s;
 }
 

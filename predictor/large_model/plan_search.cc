@@ -55,29 +55,24 @@ std::vector<double> chance_fastest(const std::vector<RankedPlan>& plans) {
 
 std::vector<ModelParallelPlan> enumerate_plans(const TransformerSpec& spec, const HardwareProfile& hw, const PlanSearchSpace& space) {
   if (space.gpus < 1) throw InputError("--gpus must be positive, is " + std::to_string(space.gpus));
-  const int per_node = std::min(space.gpus, space.gpus_per_node);
+  const int per_node = std::min(space.gpus, space.shape.gpus_per_node);
   if (space.gpus % per_node != 0)
     throw InputError("--gpus " + std::to_string(space.gpus) + " is not a whole number of " + std::to_string(per_node) + "-GPU nodes");
-  ModelParallelPlan base;
+  ModelParallelPlan base = space.shape;
   base.nodes = space.gpus / per_node;
   base.gpus_per_node = per_node;
-  base.global_batch = space.global_batch;
-  base.sequence = space.sequence;
-  base.precision = space.precision;
-  base.overlap_grad_reduce = space.overlap_grad_reduce;
-  base.overlap_p2p = space.overlap_p2p;
-  base.fragmentation = space.fragmentation;
+  const std::int64_t batch = base.global_batch;
   std::vector<ModelParallelPlan> plans;
   for (const std::int64_t tp : divisors(per_node, per_node)) {
     if (spec.heads % tp || spec.ffn_width() % tp || (spec.kv() % tp && tp % spec.kv())) continue;
     for (const std::int64_t pp : divisors(space.gpus / tp, spec.layers)) {
       if (spec.layers % pp) continue;
       const std::int64_t dp = space.gpus / (tp * pp);
-      if (space.global_batch % dp) continue;
+      if (batch % dp) continue;
       for (const std::int64_t ep : spec.experts > 0 ? divisors(std::min<std::int64_t>(dp, spec.experts), spec.experts) : std::vector<std::int64_t>{1}) {
         if (spec.experts > 0 && (spec.experts % ep || dp % ep)) continue;
-        for (const std::int64_t mb : divisors(space.global_batch / dp, space.max_micro_batch)) {
-          const std::int64_t m = space.global_batch / (dp * mb);
+        for (const std::int64_t mb : divisors(batch / dp, space.max_micro_batch)) {
+          const std::int64_t m = batch / (dp * mb);
           for (const std::int64_t v : divisors(spec.layers / pp, pp > 1 ? space.max_interleave : 1)) {
             if (v > 1 && m % pp) continue;
             for (const int zero : {0, 1, 2, 3})
@@ -110,7 +105,7 @@ PlanSearchResult search_plans(ModelParallelEvaluator& evaluator, const PlanSearc
   const std::vector<ModelParallelPlan> plans = enumerate_plans(spec, evaluator.hardware(), space);
   if (plans.empty())
     throw InputError(spec.name + " on " + std::to_string(space.gpus) + " GPUs: no plan divides the layers, heads and global batch " +
-                     std::to_string(space.global_batch) + " (try a global batch that is a multiple of the GPU count)");
+                     std::to_string(space.shape.global_batch) + " (try a global batch that is a multiple of the GPU count)");
   PlanSearchResult result;
   struct Candidate {
     std::size_t plan;

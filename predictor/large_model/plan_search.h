@@ -14,13 +14,9 @@ namespace dnnperf {
 
 struct PlanSearchSpace {
   int gpus = 8;
-  int gpus_per_node = 8;
-  std::int64_t global_batch = 1;
-  std::int64_t sequence = 0;  // 0: the model's context
-  Precision precision = Precision::bf16;
-  bool overlap_grad_reduce = false;
-  bool overlap_p2p = false;
-  double fragmentation = 0;
+  /// What every plan shares: GPUs per node, global batch, sequence, precision, the overlaps and
+  /// the fragmentation allowance. Its degrees (tp, pp, ..., nodes) are what the search sets.
+  ModelParallelPlan shape;
   std::int64_t max_micro_batch = 16;
   int max_interleave = 8;
 };

@@ -165,7 +165,7 @@ TEST_CASE("The search's bound-pruned best equals brute force", "[model_parallel]
   ModelParallelEvaluator evaluator(*zoo_transformer_spec("megatron-22b"), a100());
   PlanSearchSpace space;
   space.gpus = 32;
-  space.global_batch = 64;
+  space.shape.global_batch = 64;
   const PlanSearchResult r = search_plans(evaluator, space, 3);
   REQUIRE(r.best.size() == 3);
   CHECK(r.configs_simulated < r.configs_fitting);
@@ -186,7 +186,7 @@ TEST_CASE("A search where nothing fits names the closest plan and its shortfall"
   ModelParallelEvaluator evaluator(*zoo_transformer_spec("gpt3-175b"), a100());
   PlanSearchSpace space;
   space.gpus = 8;
-  space.global_batch = 8;
+  space.shape.global_batch = 8;
   const PlanSearchResult r = search_plans(evaluator, space, 3);
   CHECK(r.best.empty());
   REQUIRE(r.closest);
