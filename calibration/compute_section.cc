@@ -385,10 +385,15 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
   // base device (its other peaks, memory, node and reserved bytes) stays as it was.
   DeviceSpec written = hardware_profile_from_json(profile, base.path).device;
   const DeviceSpec& solved = analytic.device;
-  written.peak_flops[MathMode::fp32] = solved.peak_flops.at(MathMode::fp32);
-  written.launch_overhead_s = solved.launch_overhead_s;
-  written.memory_bandwidth = solved.memory_bandwidth;
-  written.multiprocessors = solved.multiprocessors;
+  // The analytic family's effective peak, bandwidth and launch are figures of its own forms. The
+  // GPU family was fitted against the device's datasheet figures and prices with them, so where
+  // it was fitted those stay the base's.
+  if (!gpu) {
+    written.peak_flops[MathMode::fp32] = solved.peak_flops.at(MathMode::fp32);
+    written.launch_overhead_s = solved.launch_overhead_s;
+    written.memory_bandwidth = solved.memory_bandwidth;
+    written.multiprocessors = solved.multiprocessors;
+  }
   written.pointwise_conv_gemm_below_batch = solved.pointwise_conv_gemm_below_batch;
   written.fp32_conv_math = solved.fp32_conv_math;
   written.gemm = solved.gemm;

@@ -1244,10 +1244,12 @@ constexpr std::pair<const char*, Phase> kConvDirections[] = {
 AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
   AnalyticFit out;
   out.device = base;
-  if (data.threads > 0) out.device.multiprocessors = data.threads;  // a CPU backend's threads are its "SMs"
+  // A CPU backend's threads are its "SMs"; a GPU's records name the host's threads, which are not.
+  const bool threads_are_units = data.threads > 0 && base.kind != "gpu";
+  if (threads_are_units) out.device.multiprocessors = data.threads;
   std::vector<const ComputeSample*> all;
   for (const ComputeSample& s : data.samples) all.push_back(&s);
-  out.converged = fit_device(out.device, all, data.threads > 0, &out.message);
+  out.converged = fit_device(out.device, all, threads_are_units, &out.message);
   // Held-out errors per class: refit on the other folds.
   const std::vector<int> f = folds(data.samples);
   std::map<std::string, std::vector<std::pair<double, double>>> pairs;  // per class: measured, predicted
@@ -1261,8 +1263,8 @@ AnalyticFit fit_analytic(const DeviceSpec& base, const ComputeData& data) {
     for (std::size_t i = 0; i < data.samples.size(); ++i)
       if (f[i] != fold) train.push_back(&data.samples[i]);
     DeviceSpec d = base;
-    if (data.threads > 0) d.multiprocessors = data.threads;
-    if (!fit_device(d, train, data.threads > 0, nullptr, &out.device)) continue;
+    if (threads_are_units) d.multiprocessors = data.threads;
+    if (!fit_device(d, train, threads_are_units, nullptr, &out.device)) continue;
     if (out.device.blocked_gemm.enabled() && !d.blocked_gemm.enabled()) ++folds_without["gemm"];
     for (const auto& [cls, phase] : kConvDirections)
       if (out.device.direct_conv[static_cast<int>(phase)].enabled() && !d.direct_conv[static_cast<int>(phase)].enabled()) ++folds_without[cls];
