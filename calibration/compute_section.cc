@@ -352,14 +352,21 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
     // roofline on the sample priced the networks' batch-4 classifier GEMMs 48% low (roofline +6%).
     bool better = r.held_out.count && r.held_out.weighted < kRegressionMargin * a.weighted;
     const std::string family = family_for(o.family, cls);
-    // On a GPU the regression must beat the GPU family the same way (weighted held-out error).
-    if (gpu && family == "both" && better) {
+    // On a GPU the GPU family prices every tiled kernel unless --family names the regression: the
+    // regressions are surfaces over calibrate's random shapes, and there they beat the family held
+    // out (H200, PyTorch's sample: 35-40% against 46-69% weighted), but on the seven CNNs' own
+    // convolutions, which no fit saw (lease2/torch_cuda_exact.jsonl), they missed by 62% MAPE and
+    // +37% in total against the family's 31% and +8%. Tiles, waves and bandwidth carry to shapes
+    // away from the sample; a surface over a sample does not.
+    if (gpu && family == "both") {
       const auto it = gpu->held_out_by_class.find(cls);
-      const bool beats_gpu = it == gpu->held_out_by_class.end() || r.held_out.weighted < kRegressionMargin * it->second.weighted;
+      const bool priced_by_gpu = it != gpu->held_out_by_class.end();
       log << std::left << std::setw(24) << cls << std::setw(12) << "gpu" << std::right << std::setw(8)
-          << (it == gpu->held_out_by_class.end() ? "-" : pct(it->second.mape)) << std::setw(8) << "" << std::setw(8) << "" << std::setw(10)
-          << (it == gpu->held_out_by_class.end() ? "-" : pct(it->second.weighted)) << "  (every math; " << (beats_gpu ? "the regression prices this class's " + std::string(dtype_name(r.model.dtype)) + " kernels)" : "kept)") << "\n";
-      better = beats_gpu;
+          << (priced_by_gpu ? pct(it->second.mape) : "-") << std::setw(8) << "" << std::setw(8) << "" << std::setw(10)
+          << (priced_by_gpu ? pct(it->second.weighted) : "-") << "  (every math; "
+          << (priced_by_gpu ? "prices this class; --family " + cls + "=regression for the regression)" : "no GPU record of this class: the regression prices it)")
+          << "\n";
+      better = better && !priced_by_gpu;
     }
     if (r.converged && (family == "regression" || (family == "both" && better))) chosen.push_back(r.model);
     if (points)

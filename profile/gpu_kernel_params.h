@@ -81,6 +81,14 @@ struct GpuKernelParams {
   /// A memory pass's rate against a copy's, per pass family (Kernel::pass; "" for plain passes),
   /// in (0, 2]: softmax's exponentials, a normalisation's two sweeps, an optimizer's reads.
   std::map<std::string, double, std::less<>> pass_efficiency;
+  /// How many times faster than from DRAM a pass streams bytes the L2 holds, in [1, 8]. A pass
+  /// whose bytes read and written fit the L2 (l2_bytes) meets them there: its input was just
+  /// written by the kernel before it, in a step as in a benchmark's repetitions. Between one and
+  /// two L2s the share it meets falls linearly to none.
+  double l2_speedup = 1;
+  /// Kernels a framework op of the pass family runs (Kernel::pass; plain passes run one), in
+  /// [1, 64]: its least time is that many pass_min_s. PyTorch's Adam step runs about seven.
+  std::map<std::string, double, std::less<>> pass_kernels;
   /// Held-out spread of log(measured / modelled) per calibration_class() ("gemm",
   /// "conv_forward", "memory", ...): the 95% interval is the time times exp(+-1.96 sigma).
   std::map<std::string, double, std::less<>> residual_sigma;

@@ -67,6 +67,8 @@ json gpu_section(const GpuKernelParams& p) {
   }
   json passes = json::object();
   for (const auto& [name, e] : p.pass_efficiency) passes[name] = e;
+  json kernels = json::object();
+  for (const auto& [name, n] : p.pass_kernels) kernels[name] = n;
   json sigma = json::object(), shared = json::object();
   for (const auto& [name, s] : p.residual_sigma) sigma[name] = s;
   for (const auto& [name, s] : p.shared_sigma) shared[name] = s;
@@ -78,6 +80,8 @@ json gpu_section(const GpuKernelParams& p) {
           {"math", math},
           {"conv", conv},
           {"pass_efficiency", passes},
+          {"pass_kernels", kernels},
+          {"l2_speedup", p.l2_speedup},
           {"residual_sigma", sigma},
           {"shared_sigma", shared}};
 }
@@ -97,6 +101,8 @@ GpuKernelParams read_gpu_section(const json& section, const std::string& where) 
   p.pass_min_s = non_negative(r, "pass_min_s", p.pass_min_s);
   if (p.pass_min_s > 1e-3) r.fail("pass_min_s", "must be at most 1 ms");
   p.dram_efficiency = in_range(r, "dram_efficiency", p.dram_efficiency, 0, 1, "(0, 1]");
+  p.l2_speedup = in_range(r, "l2_speedup", p.l2_speedup, 0, 8, "[1, 8]");
+  if (p.l2_speedup < 1) r.fail("l2_speedup", "must be in [1, 8] (the L2 streams no slower than DRAM), is " + std::to_string(p.l2_speedup));
   if (r.has("math")) {
     JsonObjectReader m(r.at("math"), where + ": math");
     for (const GpuMath math : kMaths) {
@@ -146,6 +152,9 @@ GpuKernelParams read_gpu_section(const json& section, const std::string& where) 
     }
   };
   per_name("pass_efficiency", p.pass_efficiency, 0.0, 2.0, "(0, 2]");
+  per_name("pass_kernels", p.pass_kernels, 0.0, 64.0, "[1, 64]");
+  for (const auto& [name, n] : p.pass_kernels)
+    if (n < 1) r.fail("pass_kernels." + name, "must be a number in [1, 64], is " + std::to_string(n));
   per_name("residual_sigma", p.residual_sigma, -1e-300, 10.0, "[0, 10]");
   per_name("shared_sigma", p.shared_sigma, -1e-300, 10.0, "[0, 10]");
   for (const auto& [name, s] : p.shared_sigma) {

@@ -18,7 +18,7 @@ void add_fit_command(CLI::App& app) {
   c->add_option("--models", o->models, "models to fit and compare")->capture_default_str();
   c->add_option("--report", o->plots, "folder for the report: fit_report.json, fit_points.csv (fitted), held_out_points.csv (cross-validated) and plots");
   c->add_option("--family", o->family,
-                "compute family for GEMMs and convolutions: analytic (the roofline), regression, or both (per class, the one with the lower time-weighted held-out error); or per class, e.g. gemm=analytic,conv=both")
+                "compute family for GEMMs and convolutions: analytic (the roofline; on a GPU, the GPU family), regression, or both (per class, the one with the lower time-weighted held-out error; on a GPU, the GPU family); or per class, e.g. gemm=analytic,conv=regression")
       ->capture_default_str();
   c->add_flag("--per-image-gemms", o->per_image_gemms,
               "fit and price the convolutions the measuring framework runs as per-image GEMMs (PyTorch on one CPU thread: 1x1, batch under 16) as those GEMMs (class per_image_gemm)");

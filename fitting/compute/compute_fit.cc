@@ -50,7 +50,11 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
     k.elements = n;
     const double b = static_cast<double>(n) * dtype_bytes(*dtype);
     if (r.op == "memory_copy") k.cls = KernelClass::copy, k.bytes_read = b, k.bytes_written = b;
-    else if (r.op == "memory_elementwise") k.cls = KernelClass::elementwise, k.bytes_read = 2 * b, k.bytes_written = b, k.flops = static_cast<double>(n);
+    else if (r.op == "memory_elementwise") {
+      // scripts/torch_bench.py before layout.distinct_inputs timed x + x: one buffer read, as a copy.
+      const bool one_input = r.library == "PyTorch" && !(r.layout.is_object() && r.layout.contains("distinct_inputs"));
+      k.cls = KernelClass::elementwise, k.bytes_read = one_input ? b : 2 * b, k.bytes_written = b, k.flops = static_cast<double>(n);
+    }
     else if (r.op == "memory_activation") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = static_cast<double>(n);
     // ReLU6 in place on a tensor autograd tracks (PyTorch clones it first): its own family.
     else if (r.op == "memory_relu6") k.cls = KernelClass::elementwise, k.bytes_read = b, k.bytes_written = b, k.flops = 2.0 * static_cast<double>(n), k.pass = "relu6";

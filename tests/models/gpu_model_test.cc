@@ -83,6 +83,30 @@ TEST_CASE("the GPU family prices each math at its own peak and memory passes as 
   CHECK(t == Approx(d.gpu.pass_min_s + 2.0 * (1 << 28) / (d.memory_bandwidth * d.gpu.dram_efficiency)));
 }
 
+TEST_CASE("a memory pass streams from the L2 what fits it, and a family's op pays each kernel's least time") {
+  DeviceSpec d = h200_with_gpu_family();
+  d.gpu.l2_bytes = 50e6;
+  d.gpu.l2_speedup = 2;
+  d.gpu.pass_kernels["adam"] = 7;
+  d.gpu.pass_efficiency["adam"] = 0.5;  // the shipped profile's own figure would do; a round one reads plainer
+  const GpuComputeModel model(d);
+  const auto pass = [](double bytes, std::string family = "") {
+    Kernel k;
+    k.cls = KernelClass::elementwise;
+    k.bytes_read = k.bytes_written = bytes / 2;
+    k.pass = std::move(family);
+    return k;
+  };
+  const double dram = d.memory_bandwidth * d.gpu.dram_efficiency;
+  // Within the L2: at twice DRAM's rate; beyond two L2s: at DRAM's; between, a linear share.
+  CHECK(model.seconds(pass(40e6), {}) == Approx(d.gpu.pass_min_s + 40e6 / (2 * dram)));
+  CHECK(model.seconds(pass(200e6), {}) == Approx(d.gpu.pass_min_s + 200e6 / dram));
+  CHECK(model.seconds(pass(75e6), {}) == Approx(d.gpu.pass_min_s + 75e6 * (0.5 + 0.5 / 2) / dram));
+  // Per byte, a pass that outgrows the L2 is slower.
+  CHECK(model.seconds(pass(100e6), {}) / 100e6 > model.seconds(pass(50e6), {}) / 50e6);
+  CHECK(model.seconds(pass(4096, "adam"), {}) == Approx(7 * d.gpu.pass_min_s + 4096 / (2 * dram * 0.5)));
+}
+
 TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   GpuKernelParams p;
   p.enabled = true;
@@ -92,6 +116,8 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   p.math[static_cast<int>(GpuMath::half)].misaligned_efficiency = {0.9, 0.4, 0.2};
   p.conv[1].efficiency = 0.7;
   p.pass_efficiency["softmax"] = 0.5;
+  p.pass_kernels["adam"] = 6.5;
+  p.l2_speedup = 1.7;
   p.residual_sigma["gemm"] = 0.1;
   p.shared_sigma["gemm"] = 0.02;
   const GpuKernelParams q = read_gpu_section(gpu_section(p), "test");
@@ -103,7 +129,15 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   CHECK(q.conv[1].efficiency == 0.7);
   CHECK(q.pass_efficiency.at("softmax") == 0.5);
   CHECK(q.shared_sigma.at("gemm") == 0.02);
+  CHECK(q.pass_kernels.at("adam") == 6.5);
+  CHECK(q.l2_speedup == 1.7);
   nlohmann::json bad = gpu_section(p);
+  bad["l2_speedup"] = 0.5;
+  CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("l2_speedup") && Catch::Contains("[1, 8]"));
+  bad = gpu_section(p);
+  bad["pass_kernels"]["adam"] = 0.5;
+  CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("pass_kernels.adam"));
+  bad = gpu_section(p);
   bad["generation"] = "pascal";
   CHECK_THROWS_WITH(read_gpu_section(bad, "f.json: device.efficiency.gpu"), Catch::Contains("generation") && Catch::Contains("f.json"));
   bad = gpu_section(p);

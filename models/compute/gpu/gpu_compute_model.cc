@@ -73,10 +73,13 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
   c.streamed = true;
   double efficiency = 1;
   if (const auto it = p.pass_efficiency.find(gpu_pass_key(k)); it != p.pass_efficiency.end()) efficiency = it->second;
+  double kernels = 1;
+  if (const auto it = p.pass_kernels.find(gpu_pass_key(k)); it != p.pass_kernels.end()) kernels = it->second;
   const double bytes = k.bytes_read + k.bytes_written;
-  const double stream = bytes / (device_.memory_bandwidth * p.dram_efficiency * efficiency);
+  const double in_l2 = p.l2_bytes > 0 ? std::clamp(2 - bytes / p.l2_bytes, 0.0, 1.0) : 0.0;
+  const double stream = bytes * (1 - in_l2 + in_l2 / p.l2_speedup) / (device_.memory_bandwidth * p.dram_efficiency * efficiency);
   const double arithmetic = k.flops / (device_.peak_flops.at(MathMode::fp32) * p.math[static_cast<int>(GpuMath::fp32)].max_efficiency);
-  c.seconds = p.pass_min_s + std::max(stream, arithmetic);
+  c.seconds = p.pass_min_s * kernels + std::max(stream, arithmetic);
   return c;
 }
 
