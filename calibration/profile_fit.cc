@@ -162,17 +162,20 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
     return {profile, rms};
   }
 
-  std::vector<std::string> algorithms;
+  // Each algorithm in each mode it was timed in is a model of its own.
+  std::vector<std::pair<std::string, CommMode>> algorithms;
+  std::set<std::string> algorithm_names;
   std::set<int> ranks;
   for (const CommSample& s : data.samples) {
-    if (std::find(algorithms.begin(), algorithms.end(), s.algorithm) == algorithms.end()) algorithms.push_back(s.algorithm);
+    if (std::find(algorithms.begin(), algorithms.end(), std::pair{s.algorithm, s.mode}) == algorithms.end()) algorithms.emplace_back(s.algorithm, s.mode);
+    algorithm_names.insert(s.algorithm);
     ranks.insert(s.ranks);
   }
-  log << data.samples.size() << " " << o.collective << " measurements from " << data.host << ", " << algorithms.size()
+  log << data.samples.size() << " " << o.collective << " measurements from " << data.host << ", " << algorithm_names.size()
             << " algorithms, ranks";
   for (int r : ranks) log << " " << r;
   log << "\n\nheld-out error (%): sizes held out in 4 folds; each rank count held out in turn\n";
-  log << std::left << std::setw(28) << "algorithm" << std::setw(12) << "model" << std::right << std::setw(8) << "MAPE"
+  log << std::left << std::setw(28) << "algorithm" << std::setw(19) << "model" << std::right << std::setw(8) << "MAPE"
             << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(10) << "in 95%" << std::setw(12) << "MAPE ranks"
             << std::setw(10) << "in 95%" << std::setw(9) << "noise" << "  fit\n";
   std::vector<FittedCommModel> chosen;
@@ -187,12 +190,13 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
   }
   bool repeated = false;
   std::string library_map;
-  // dnnperf's own algorithms, timed beside the library's choice: they tell which one it runs where.
-  std::vector<CommSample> own;
-  for (const CommSample& s : data.samples)
-    if (!is_library_choice(s.algorithm)) own.push_back(s);
-  for (const std::string& algorithm : algorithms) {
-    const auto samples = fitting::of_algorithm(data.samples, algorithm);
+  for (const auto& [algorithm, mode] : algorithms) {
+    const auto samples = fitting::of_algorithm(data.samples, algorithm, mode);
+    // dnnperf's own algorithms, timed beside the library's choice in the same mode: they tell which one it runs where.
+    std::vector<CommSample> own;
+    for (const CommSample& s : data.samples)
+      if (!is_library_choice(s.algorithm) && s.mode == mode) own.push_back(s);
+    const std::string label = algorithm + (mode == CommMode::stream ? " (stream)" : "");
     // The library's choice is fitted once as recursive doubling throughout and once with the map of
     // which algorithm it runs where (where dnnperf's own were timed beside it): sizes inside a
     // narrow band of the library's decision table cannot be placed from their neighbours, and the
@@ -202,7 +206,7 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
       const auto choices = fitting::infer_library_choices(samples, own);
       if (!choices.empty()) {
         variants.push_back(own);
-        library_map = describe_library_choices(choices);
+        library_map += (mode == CommMode::stream ? "streamed calls: " : "") + describe_library_choices(choices);
       }
     }
     // Run-to-run noise where several files timed the same points: the floor for any model.
@@ -212,38 +216,42 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
     const double noise = spreads.empty() ? 0.0 : std::accumulate(spreads.begin(), spreads.end(), 0.0) / static_cast<double>(spreads.size());
     repeated = repeated || !spreads.empty();
     std::optional<std::pair<double, FittedCommModel>> best;
-    for (CommModelKind kind : kinds) for (const std::vector<CommSample>& alternatives : variants) {
-      if (kind != CommModelKind::dnnperf && !alternatives.empty()) continue;  // the classics price one algorithm's steps
-      const std::string model_name = std::string(comm_model_name(kind)) + (alternatives.empty() ? "" : "+map");
-      const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples, alternatives);
-      const fitting::CrossValidation cv = fitting::cross_validate(kind, algorithm, samples, alternatives);
+    // dnnperf's model also with what its form missed at each measured size (+sizes): kept where
+    // held-out sizes, priced between their measured neighbours, say it helps.
+    for (CommModelKind kind : kinds) for (const std::vector<CommSample>& alternatives : variants) for (const bool sized : {false, true}) {
+      if (kind != CommModelKind::dnnperf && (!alternatives.empty() || sized)) continue;  // the classics price one algorithm's steps by their form
+      const std::string model_name = std::string(comm_model_name(kind)) + (alternatives.empty() ? "" : "+map") + (sized ? "+sizes" : "");
+      const fitting::FitOutcome fit = fitting::fit_comm_model(kind, algorithm, samples, alternatives, sized);
+      const fitting::CrossValidation cv = fitting::cross_validate(kind, algorithm, samples, alternatives, sized);
       // Too few sizes to hold any out (fewer than the model's parameters per fold): no figures, not zeros.
-      const bool sized = cv.held_out_sizes.count > 0;
-      log << std::left << std::setw(28) << algorithm << std::setw(12) << model_name << std::right << std::setw(8)
-                << (sized ? pct(cv.held_out_sizes.mape) : "-") << std::setw(8) << (sized ? pct(cv.held_out_sizes.median) : "-") << std::setw(8)
-                << (sized ? pct(cv.held_out_sizes.p90) : "-") << std::setw(10) << (sized ? pct(100 * cv.held_out_sizes.coverage) : "-") << std::setw(12)
+      const bool held = cv.held_out_sizes.count > 0;
+      log << std::left << std::setw(28) << label << std::setw(19) << model_name << std::right << std::setw(8)
+                << (held ? pct(cv.held_out_sizes.mape) : "-") << std::setw(8) << (held ? pct(cv.held_out_sizes.median) : "-") << std::setw(8)
+                << (held ? pct(cv.held_out_sizes.p90) : "-") << std::setw(10) << (held ? pct(100 * cv.held_out_sizes.coverage) : "-") << std::setw(12)
                 << (cv.held_out_ranks.count ? pct(cv.held_out_ranks.mape) : "-") << std::setw(10)
                 << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << std::setw(9)
                 << (spreads.empty() ? "-" : pct(noise)) << "  " << fit.message << "\n";
-      report.push_back({{"algorithm", algorithm}, {"model", model_name}, {"converged", fit.converged},
+      report.push_back({{"algorithm", algorithm}, {"mode", comm_mode_name(mode)}, {"model", model_name}, {"converged", fit.converged},
                         {"held_out_sizes", {{"mape", cv.held_out_sizes.mape}, {"median", cv.held_out_sizes.median}, {"p90", cv.held_out_sizes.p90}, {"coverage", cv.held_out_sizes.coverage}}},
                         {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}},
                         {"run_to_run_noise", spreads.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"mean_percent", noise}, {"points", spreads.size()}}}});
       for (const fitting::HeldOutPoint& h : cv.points)
         if (held_out)
-          held_out << algorithm << "," << model_name << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
+          held_out << label << "," << model_name << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
                    << h.sample.ranks << "," << h.sample.seconds << "," << h.prediction.seconds << "," << h.prediction.low << ","
                    << h.prediction.high << "," << 100 * (h.prediction.seconds - h.sample.seconds) / h.sample.seconds << "\n";
       if (!fit.converged) continue;
       if (points)
         for (const CommSample& s : samples) {
           const CommPrediction p = comm_prediction(fit.model, s.bytes, s.ranks);
-          points << algorithm << "," << model_name << "," << s.bytes << "," << s.ranks << "," << s.seconds << ","
+          points << label << "," << model_name << "," << s.bytes << "," << s.ranks << "," << s.seconds << ","
                  << p.seconds << "," << p.low << "," << p.high << "\n";
         }
       const double score = cv.held_out_sizes.count ? cv.held_out_sizes.mape : 1e9;
       if (!best || score < best->first) {
         best = {score, fit.model};
+        best->second.mode = mode;
+        for (FittedCommModel& local : best->second.at_ranks) local.mode = mode;
         // How far off a rank count the fit has no model of has been: into its intervals.
         if (!best->second.at_ranks.empty()) best->second.unmeasured_ranks_sigma = std::min(cv.held_out_ranks_sigma, 9.0);
       }
@@ -251,14 +259,17 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
     if (best) chosen.push_back(best->second);
   }
 
-  // Which algorithm to use, by the chosen models, against the library's default.
+  // Which algorithm to use, by the chosen models of isolated calls (or streams, where only those
+  // were timed), against the library's default.
+  const CommMode table_mode = std::any_of(chosen.begin(), chosen.end(), [](const FittedCommModel& m) { return m.mode == CommMode::isolated; })
+                                  ? CommMode::isolated : CommMode::stream;
   const FittedCommModel* fallback = nullptr;
   for (const FittedCommModel& m : chosen)
-    if (m.algorithm == "default") fallback = &m;
+    if (m.algorithm == "default" && m.mode == table_mode) fallback = &m;
   if (repeated)
     log << "noise: mean (slowest - fastest) / mean over the points several files timed; a model's held-out error near it is noise, not model\n";
   log << library_map;
-  log << "\nalgorithm selection (chosen models; gain over the library default where it was measured)\n";
+  log << "\nalgorithm selection (chosen models of " << comm_mode_name(table_mode) << " calls; gain over the library default where it was measured)\n";
   log << std::right << std::setw(7) << "ranks" << std::setw(12) << "bytes" << "  " << std::left << std::setw(20) << "best"
             << std::right << std::setw(12) << "best us" << std::setw(14) << "default us" << std::setw(9) << "gain %" << "\n";
   int max_rank = *ranks.rbegin();
@@ -268,7 +279,7 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
       const FittedCommModel* pick = nullptr;
       double t = 0;
       for (const FittedCommModel& m : chosen) {
-        if (is_library_choice(m.algorithm)) continue;
+        if (is_library_choice(m.algorithm) || m.mode != table_mode) continue;
         const double s = comm_seconds(m, b, p);
         if (!pick || s < t) pick = &m, t = s;
       }

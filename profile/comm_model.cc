@@ -42,6 +42,14 @@ std::string_view comm_model_name(CommModelKind kind) {
   return "?";
 }
 
+std::string_view comm_mode_name(CommMode mode) { return mode == CommMode::stream ? "stream" : "isolated"; }
+
+std::optional<CommMode> parse_comm_mode(std::string_view name) {
+  if (name == "isolated") return CommMode::isolated;
+  if (name == "stream") return CommMode::stream;
+  return std::nullopt;
+}
+
 std::optional<CommModelKind> parse_comm_model(std::string_view name) {
   for (CommModelKind k : {CommModelKind::hockney, CommModelKind::loggp, CommModelKind::dnnperf})
     if (comm_model_name(k) == name) return k;

@@ -88,16 +88,32 @@ struct LibraryChoice {
   std::string algorithm;  // ring, recursive_doubling, ...: steps as comm_steps.h takes them
 };
 
+/// Where a fitted form missed one measured size of one rank count: log(measured / form).
+struct SizeCorrection {
+  int ranks = 0;
+  double bytes = 0;
+  double log_ratio = 0;
+};
+
 struct CommPrediction {
   double seconds = 0;
   double low = 0;   // 95% prediction interval
   double high = 0;
 };
 
+/// How the calls a model was fitted to were issued (`dnnperf bench --mode`, a record's
+/// layout.mode): one after a barrier, timed to its slowest rank's end (a latency), or back to
+/// back, a burst's time over its calls (a throughput: consecutive calls overlap their start-up
+/// and skew, as DDP's gradient buckets do).
+enum class CommMode { isolated, stream };
+std::string_view comm_mode_name(CommMode mode);
+std::optional<CommMode> parse_comm_mode(std::string_view name);
+
 struct FittedCommModel {
   CommModelKind kind = CommModelKind::hockney;
   std::string collective = "allreduce";
   std::string algorithm;           // ring, ..., or default (the library's own choice)
+  CommMode mode = CommMode::isolated;  // records without a mode were isolated calls
   std::vector<double> params;      // comm_model_parameters(kind)
   double eager_limit = 0;          // dnnperf: E (bytes): messages below it go eagerly
   double fast_limit = std::numeric_limits<double>::infinity();  // dnnperf: F (bytes): below it, the fast path
@@ -113,6 +129,14 @@ struct FittedCommModel {
   /// For a library's own choice: which algorithm it runs where, sorted by ranks, then from_bytes;
   /// empty: unknown (priced as recursive doubling with every rank active).
   std::vector<LibraryChoice> library_choices;
+  /// What the form missed at each size it was fitted to (fit's "+sizes" variants, kept where they
+  /// predict held-out sizes better), sorted by ranks, then bytes; empty: none. A size between two
+  /// measured ones of its rank count takes the correction interpolated linearly in log(bytes),
+  /// beyond the measured range the nearest end's; other rank counts none. Narrow features no
+  /// smooth form places (a protocol's switch, a band of the library's table where it runs another
+  /// algorithm, a cache edge) are then priced where the grid measured them, and the form carries
+  /// the shape between and beyond.
+  std::vector<SizeCorrection> size_corrections;
   std::vector<double> covariance;  // of params, row-major; empty if unknown
   double residual_sigma = 0;       // standard deviation of log(measured / fitted)
   /// Each rank count the calibration measured, fitted alone (same kind and algorithm; parameters,

@@ -40,7 +40,7 @@ nlohmann::json comm_model_json(const FittedCommModel& m) {
   nlohmann::json params = nlohmann::json::object();
   const auto& names = comm_model_parameters(m.kind);
   for (std::size_t i = 0; i < names.size() && i < m.params.size(); ++i) params[names[i]] = m.params[i];
-  nlohmann::json j = {{"collective", m.collective}, {"algorithm", m.algorithm}, {"model", comm_model_name(m.kind)},
+  nlohmann::json j = {{"collective", m.collective}, {"algorithm", m.algorithm}, {"mode", comm_mode_name(m.mode)}, {"model", comm_model_name(m.kind)},
                       {"parameters", params}, {"covariance", m.covariance}, {"residual_sigma", m.residual_sigma}};
   if (m.kind == CommModelKind::dnnperf) {
     j["eager_limit_bytes"] = finite_or_null(m.eager_limit);
@@ -58,12 +58,18 @@ nlohmann::json comm_model_json(const FittedCommModel& m) {
     j["library_choices"] = choices;
   }
   if (m.unmeasured_ranks_sigma > 0) j["unmeasured_ranks_sigma"] = m.unmeasured_ranks_sigma;
+  if (!m.size_corrections.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const SizeCorrection& c : m.size_corrections) list.push_back({c.ranks, c.bytes, c.log_ratio});
+    j["size_corrections"] = std::move(list);
+  }
   if (!m.at_ranks.empty()) {
     nlohmann::json local = nlohmann::json::array();
     for (const FittedCommModel& l : m.at_ranks) {
       nlohmann::json e = comm_model_json(l);
       e.erase("collective");
       e.erase("algorithm");
+      e.erase("mode");
       e.erase("model");
       e["ranks"] = l.fitted_ranks;
       local.push_back(std::move(e));
@@ -146,6 +152,25 @@ void read_comm_model_fields(JsonObjectReader& r, FittedCommModel& m) {
       m.library_choices.push_back(std::move(choice));
     }
   }
+  if (r.has("size_corrections")) {
+    const nlohmann::json& list = r.at("size_corrections");
+    if (!list.is_array()) r.fail("size_corrections", "must be a list of [ranks, bytes, log_ratio]");
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const nlohmann::json& e = list[k];
+      const std::string field = "size_corrections[" + std::to_string(k) + "]";
+      if (!e.is_array() || e.size() != 3 || !e[0].is_number_integer() || !e[1].is_number() || !e[2].is_number())
+        r.fail(field, "must be [ranks, bytes, log_ratio]");
+      SizeCorrection c{e[0].get<int>(), e[1].get<double>(), e[2].get<double>()};
+      if (c.ranks < 2 || !(c.bytes > 0) || !std::isfinite(c.bytes) || !(std::abs(c.log_ratio) < 5))
+        r.fail(field, "needs ranks of at least 2, a positive size and a log ratio within +-5");
+      if (!m.size_corrections.empty()) {
+        const SizeCorrection& last = m.size_corrections.back();
+        if (c.ranks < last.ranks || (c.ranks == last.ranks && c.bytes <= last.bytes))
+          r.fail(field, "the list must be sorted by ranks, then bytes, without repeats");
+      }
+      m.size_corrections.push_back(c);
+    }
+  }
   if (r.has("at_ranks")) {
     const nlohmann::json& list = r.at("at_ranks");
     if (!list.is_array()) r.fail("at_ranks", "must be a list of models, one per measured rank count");
@@ -154,6 +179,7 @@ void read_comm_model_fields(JsonObjectReader& r, FittedCommModel& m) {
       FittedCommModel local;
       local.collective = m.collective;
       local.algorithm = m.algorithm;
+      local.mode = m.mode;
       local.kind = m.kind;
       local.fitted_ranks = static_cast<int>(l.integer("ranks", std::nullopt));
       if (local.fitted_ranks < 2) l.fail("ranks", "must be at least 2");
@@ -182,6 +208,10 @@ std::vector<FittedCommModel> read_communication_section(const nlohmann::json& se
     FittedCommModel m;
     m.collective = r.text("collective");
     m.algorithm = r.text("algorithm");
+    // Profiles fitted before modes were measured hold isolated calls' models.
+    const std::string mode = r.text("mode", std::string("isolated"));
+    if (!parse_comm_mode(mode)) r.fail("mode", "must be isolated or stream, is \"" + mode + "\"");
+    m.mode = *parse_comm_mode(mode);
     const std::string kind = r.text("model");
     const auto parsed = parse_comm_model(kind);
     if (!parsed) r.fail("model", "must be hockney, loggp or dnnperf, is \"" + kind + "\"");

@@ -394,10 +394,20 @@ double HardwareProfile::peak(MathMode mode) const {
   return it->second;
 }
 
-const FittedCommModel* find_comm_model(const HardwareProfile& p, const std::string& collective, const std::string& algorithm) {
+const FittedCommModel* find_comm_model(const HardwareProfile& p, const std::string& collective, const std::string& algorithm, CommMode mode) {
   for (const FittedCommModel& m : p.communication)
-    if (m.collective == collective && m.algorithm == algorithm) return &m;
+    if (m.collective == collective && m.algorithm == algorithm && m.mode == mode) return &m;
   return nullptr;
+}
+
+std::optional<CommMode> comm_mode_for(const HardwareProfile& p, const std::string& collective, CommMode wanted) {
+  std::optional<CommMode> other;
+  for (const FittedCommModel& m : p.communication) {
+    if (m.collective != collective) continue;
+    if (m.mode == wanted) return wanted;
+    other = m.mode;
+  }
+  return other;
 }
 
 HardwareProfile load_hardware_profile(const std::string& path) { return read_profile(read_json_file(path), path); }

@@ -254,9 +254,15 @@ struct HardwareProfile {
   bool peak_flops_has(MathMode mode) const { return device.peak_flops.count(mode) > 0; }
 };
 
-/// The fitted communication model of a collective and algorithm ("default": the library's own
-/// choice), or null.
-const FittedCommModel* find_comm_model(const HardwareProfile& profile, const std::string& collective, const std::string& algorithm);
+/// The fitted communication model of a collective, algorithm ("default": the library's own
+/// choice) and mode, or null.
+const FittedCommModel* find_comm_model(const HardwareProfile& profile, const std::string& collective, const std::string& algorithm,
+                                       CommMode mode = CommMode::isolated);
+
+/// The mode whose models price `collective`'s calls issued as `wanted`: `wanted` where the profile
+/// has models of it, else the mode it has (isolated models for streams when only those were
+/// measured); nullopt when it has none of the collective.
+std::optional<CommMode> comm_mode_for(const HardwareProfile& profile, const std::string& collective, CommMode wanted);
 
 /// Reads and validates a profile file: unknown fields, missing or non-positive figures are
 /// InputErrors naming the file and field.

@@ -31,6 +31,8 @@ struct Options {
   bool sizes_given = false;  // --sizes "" is an empty list, not the default sweep
   std::string algorithms;
   std::string mpi_algorithm;
+  std::string modes;  // MPI collectives: isolated, stream or both (empty)
+  std::string mpi_threads = "single";
   double time_budget = 0;
   double timeout = 300;
   bool resume = false;
@@ -72,6 +74,8 @@ int run_comm(const Options& o) {
   if (o.device == "gpu") {
     if (op == "p2p" || op == "bcast") throw InputError("--device gpu (NCCL) measures allreduce, allgather, reduce-scatter and alltoall");
     if (o.output.empty()) throw InputError("-o: an output file is required");
+    if (!o.modes.empty() && o.modes != "isolated")
+      throw InputError("--mode: NCCL calls are timed isolated only (each synchronised before the next); stream is for MPI");
 #ifdef DNNPERF_HAVE_NCCL_MPI
     // Under mpirun with several ranks: one GPU per rank, NCCL bootstrapped over MPI.
     const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
@@ -100,10 +104,11 @@ int run_comm(const Options& o) {
   else
     for (const std::string& s : split_list(o.sizes, "--sizes")) c.sizes.push_back(parse_byte_size(s, "--sizes"));
   if (!o.algorithms.empty() && o.algorithms != "all") c.algorithms = split_list(o.algorithms, "--algorithms");
+  if (!o.modes.empty()) c.modes = split_list(o.modes, "--mode");
   if (!(o.timeout > 0)) throw InputError("--timeout must be positive");
   std::optional<std::string> forced;
   if (!o.mpi_algorithm.empty()) forced = o.mpi_algorithm;
-  bench::MpiSession mpi(nullptr, nullptr, op, forced, o.timeout);
+  bench::MpiSession mpi(nullptr, nullptr, op, forced, o.timeout, o.mpi_threads);
   try {
     const int written = bench::run_comm_bench(mpi, c);
     if (mpi.rank() == 0) std::cerr << "dnnperf bench: " << written << " records written to " << o.output << "\n";
@@ -144,6 +149,14 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   CLI::Option* sizes = c->add_option("--sizes", o->sizes, "message or buffer sizes, e.g. 4,1K,64KiB,1MiB (default: 4 B to 256 MiB)");
   c->add_option("--algorithms", o->algorithms,
                 "allreduce: mpi,ring,recursive_doubling,rabenseifner,binomial_tree,hierarchical or all; gemm/conv: dtypes f32,tf32,f16,bf16");
+  c->add_option("--mode", o->modes,
+                "MPI: isolated (a barrier before each call: latency), stream (calls back to back: throughput) or both, "
+                "e.g. isolated,stream (default: both; p2p: isolated)");
+  c->add_option("--mpi-threads", o->mpi_threads,
+                "MPI thread level to run at, as the application to predict does: single (MPI_Init: plain MPI programs), funneled, "
+                "serialized (torch.distributed's MPI backend) or multiple (Horovod); it changes small calls' cost")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"single", "funneled", "serialized", "multiple"}));
   c->add_option("--mpi-algorithm", o->mpi_algorithm, "force OpenMPI's algorithm for this run (e.g. ring, recursive_doubling, bruck)");
   c->add_option("--time-budget", o->time_budget, "stop cleanly after this many seconds")->check(positive());
   c->add_option("--timeout", o->timeout, "seconds one measurement may take before the run is stopped")->capture_default_str()->check(positive());

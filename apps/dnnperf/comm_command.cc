@@ -23,6 +23,7 @@ struct CommOptions {
   double bytes = 0;
   int procs = 0;
   std::string algorithm = "best";
+  std::string mode = "isolated";
   bool json = false;
 };
 
@@ -32,18 +33,24 @@ void run_comm(const CommOptions& o) {
   if (o.collective != "allreduce") throw InputError("--collective: only allreduce has models in this version");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   nlohmann::json out = {{"collective", o.collective}, {"bytes", o.bytes}, {"procs", o.procs}};
+  const std::optional<CommMode> mode = parse_comm_mode(o.mode);
+  if (!mode) throw InputError("--mode must be isolated or stream, is '" + o.mode + "'");
+  out["mode"] = o.mode;
   const bool fitted = !hw.communication.empty();
   if (fitted) {
+    if (comm_mode_for(hw, o.collective, *mode) != mode)
+      throw InputError("profile '" + hw.name + "' has no " + o.collective + " models of " + o.mode +
+                       " calls; measure them (mpirun ... dnnperf bench " + o.collective + " --mode " + o.mode + ") and fit them in");
     const FittedCommModel* m = nullptr;
     if (o.algorithm == "best") {
       for (const FittedCommModel& c : hw.communication)
-        if (c.collective == o.collective && !is_library_choice(c.algorithm) &&
+        if (c.collective == o.collective && c.mode == *mode && !is_library_choice(c.algorithm) &&
             (!m || comm_seconds(c, o.bytes, o.procs) < comm_seconds(*m, o.bytes, o.procs)))
           m = &c;
     } else {
-      m = find_comm_model(hw, o.collective, is_library_name(o.algorithm) ? library_choice_name(o.algorithm) : o.algorithm);
+      m = find_comm_model(hw, o.collective, is_library_name(o.algorithm) ? library_choice_name(o.algorithm) : o.algorithm, *mode);
     }
-    if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "'");
+    if (!m) throw InputError("profile '" + hw.name + "' has no fitted " + o.collective + " model for '" + o.algorithm + "' (" + o.mode + " calls)");
     const CommPrediction p = comm_prediction(*m, o.bytes, o.procs);
     const FittedCommModel& priced_by = m->for_ranks(o.procs);
     out.update({{"algorithm", m->algorithm}, {"model", comm_model_name(m->kind)}, {"seconds", p.seconds}, {"low", p.low}, {"high", p.high}, {"calibrated", true},
@@ -52,6 +59,7 @@ void run_comm(const CommOptions& o) {
     if (!priced_by.library_choices.empty()) out["library_runs"] = std::string(priced_by.steps_of(o.bytes, o.procs));
   } else {
     if (o.algorithm == "default") throw InputError("'default' is the library's measured choice: fit the profile first (dnnperf fit)");
+    // The datasheet's alpha-beta-gamma prices one call alone; a stream overlaps nothing it knows of.
     CommGroup g;
     g.ranks = o.procs;
     g.ranks_per_node = std::min(o.procs, hw.node.devices);
@@ -73,7 +81,7 @@ void run_comm(const CommOptions& o) {
     return;
   }
   std::cout << o.collective << " of " << static_cast<long long>(o.bytes) << " bytes over " << o.procs << " processes on " << hw.name
-            << ": " << fixed(out["seconds"].get<double>() * 1e6, 2) << " us";
+            << (o.mode == "stream" ? " (a call in a stream)" : "") << ": " << fixed(out["seconds"].get<double>() * 1e6, 2) << " us";
   if (fitted) std::cout << " (95% interval " << fixed(out["low"].get<double>() * 1e6, 2) << " - " << fixed(out["high"].get<double>() * 1e6, 2) << " us)";
   std::cout << ", " << out["algorithm"].get<std::string>();
   if (out.contains("library_runs")) std::cout << " (running " << out["library_runs"].get<std::string>() << " here)";
@@ -92,6 +100,11 @@ void add_comm_command(CLI::App& app) {
   c->add_option("--collective", o->collective, "collective")->capture_default_str();
   c->add_option("--bytes", o->bytes, "message size in bytes")->required()->check(positive());
   c->add_option("--procs", o->procs, "number of processes")->required()->check(positive());
+  c->add_option("--mode", o->mode,
+                "isolated: one call after a barrier (latency); stream: a call among calls back to back, as gradient buckets go "
+                "(the models bench --mode measured)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"isolated", "stream"}));
   c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, or a library's measured choice: default (MPI's), gloo, nccl")->capture_default_str();
   c->add_flag("--json", o->json, "print one JSON object");
   c->callback([o] { run_comm(*o); });

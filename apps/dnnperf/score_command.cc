@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/format.h"
+#include "fitting/comm/comm_score.h"
 #include "fitting/compute/compute_score.h"
 #include "core/common/error.h"
 #include "core/common/output_file.h"
@@ -24,11 +25,83 @@ struct ScoreOptions {
   std::string points;
 };
 
+/// The measurements' own run-to-run noise where several files timed the same points: the mean of
+/// (slowest - fastest) / mean over those points, in percent (what one run misses another by); -1
+/// where each point was timed once.
+double run_noise(const fitting::CommScore& s) {
+  double sum = 0;
+  int n = 0;
+  for (const fitting::ScoredMessage& m : s.messages)
+    if (m.sample.runs > 1) sum += 100 * m.sample.run_spread, ++n;
+  return n ? sum / n : -1;
+}
+
+nlohmann::json comm_json(const fitting::CommData& data, const std::vector<fitting::CommScore>& scores) {
+  nlohmann::json out = {{"excluded", nlohmann::json::array()}, {"models", nlohmann::json::array()}};
+  for (const fitting::Exclusion& e : data.excluded) out["excluded"].push_back({{"where", e.where}, {"reason", e.reason}});
+  for (const fitting::CommScore& s : scores) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const fitting::ScoredMessage& m : s.messages)
+      points.push_back({{"bytes", m.sample.bytes}, {"measured_s", m.sample.seconds}, {"predicted_s", m.prediction.seconds},
+                        {"low_s", m.prediction.low}, {"high_s", m.prediction.high}});
+    out["models"].push_back({{"algorithm", s.algorithm}, {"mode", comm_mode_name(s.mode)}, {"ranks", s.ranks}, {"model", s.model},
+                             {"count", s.errors.count}, {"mape", s.errors.mape}, {"median", s.errors.median}, {"p90", s.errors.p90},
+                             {"coverage", s.errors.coverage},
+                             {"run_to_run_noise", run_noise(s) < 0 ? nlohmann::json(nullptr) : nlohmann::json(run_noise(s))}, {"points", points}});
+  }
+  return out;
+}
+
+void print_comm(const fitting::CommData& data, const std::vector<fitting::CommScore>& scores, const std::string& profile) {
+  for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  std::cout << data.samples.size() << " all-reduce measurements from " << data.host << " priced with " << profile << "\n\n"
+            << std::left << std::setw(22) << "algorithm" << std::setw(10) << "mode" << std::setw(10) << "model" << std::right << std::setw(6) << "ranks"
+            << std::setw(7) << "count" << std::setw(8) << "MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(9) << "in 95%"
+            << std::setw(8) << "bias %" << std::setw(8) << "noise" << "\n";
+  for (const fitting::CommScore& s : scores) {
+    double measured = 0, predicted = 0;
+    for (const fitting::ScoredMessage& m : s.messages) measured += m.sample.seconds, predicted += m.prediction.seconds;
+    std::cout << std::left << std::setw(22) << s.algorithm << std::setw(10) << comm_mode_name(s.mode) << std::setw(10) << s.model << std::right
+              << std::setw(6) << s.ranks << std::setw(7) << s.errors.count << std::setw(8) << fixed(s.errors.mape, 1) << std::setw(8)
+              << fixed(s.errors.median, 1) << std::setw(8) << fixed(s.errors.p90, 1) << std::setw(9) << fixed(100 * s.errors.coverage, 1)
+              << std::setw(8) << fixed(100 * (predicted / measured - 1), 1) << std::setw(8)
+              << (run_noise(s) < 0 ? std::string("-") : fixed(run_noise(s), 1)) << "\n";
+  }
+  std::cout << "\nnoise: where several files timed the same points, the mean (slowest - fastest) / mean of their runs, in percent\n";
+}
+
 void run_score(const ScoreOptions& o) {
   const HardwareProfile profile = find_hardware_profile(o.hardware);
   const fitting::ComputeData data = fitting::load_compute_data(o.files);
+  // All-reduce records are priced by the profile's collective models, each by its algorithm and mode.
+  fitting::CommData comm = fitting::load_comm_data(o.files, "allreduce");
+  nlohmann::json comm_out;
+  if (!comm.samples.empty()) {
+    if (profile.communication.empty())
+      throw InputError("profile '" + profile.name + "' has no fitted communication models to score all-reduce records with (dnnperf fit them first)");
+    const std::vector<fitting::CommScore> scores = fitting::score_comm(profile, comm, "allreduce");
+    if (data.samples.empty()) {
+      if (scores.empty()) throw InputError("profile '" + profile.name + "' has no model of any algorithm and mode these all-reduce records hold");
+      if (!o.points.empty())
+        write_file_atomically(o.points, "points", [&](std::ostream& out) {
+          out << "algorithm,mode,ranks,bytes,measured_s,predicted_s,low_s,high_s\n";
+          for (const fitting::CommScore& c : scores)
+            for (const fitting::ScoredMessage& m : c.messages)
+              out << c.algorithm << "," << comm_mode_name(c.mode) << "," << c.ranks << "," << m.sample.bytes << "," << m.sample.seconds << ","
+                  << m.prediction.seconds << "," << m.prediction.low << "," << m.prediction.high << "\n";
+        });
+      if (o.json) print_json(std::cout, {{"hardware", profile.name}, {"host", comm.host}, {"communication", comm_json(comm, scores)}}, "score");
+      else print_comm(comm, scores, profile.name);
+      return;
+    }
+    comm_out = comm_json(comm, scores);
+    if (!o.json) {
+      print_comm(comm, scores, profile.name);
+      std::cout << "\n";
+    }
+  }
   fitting::check_device_kind(data, profile, o.files);
-  if (data.samples.empty()) throw InputError("no usable GEMM, convolution or memory-pass measurements in the given files");
+  if (data.samples.empty()) throw InputError("no usable GEMM, convolution, memory-pass or all-reduce measurements in the given files");
   std::vector<fitting::ScoredKernel> kernels;
   const std::vector<fitting::ClassScore> scores = fitting::score_compute(profile, data, &kernels);
   if (!o.points.empty()) {
@@ -52,6 +125,7 @@ void run_score(const ScoreOptions& o) {
   }
   if (o.json) {
     nlohmann::json out = {{"hardware", profile.name}, {"host", data.host}, {"device", data.device}};
+    if (!comm_out.is_null()) out["communication"] = comm_out;
     out["excluded"] = nlohmann::json::array();
     for (const fitting::Exclusion& e : data.excluded) out["excluded"].push_back({{"where", e.where}, {"reason", e.reason}});
     for (const fitting::ClassScore& s : scores)
@@ -87,11 +161,11 @@ void add_score_command(CLI::App& app) {
   auto o = std::make_shared<ScoreOptions>();
   CLI::App* c = app.add_subcommand(
       "score", "Price measured kernels with a profile; errors and time-weighted bias per kernel class, on data the fit did not see");
-  c->footer("Example:\n  dnnperf score --hardware h200 gemm.jsonl conv.jsonl --points scored.csv");
-  c->add_option("measurements", o->files, "measurement files (JSON Lines from dnnperf bench or scripts/torch_bench.py)")->required();
+  c->footer("Examples:\n  dnnperf score --hardware h200 gemm.jsonl conv.jsonl --points scored.csv\n  dnnperf score --hardware fitted.json loop.jsonl   # all-reduce records");
+  c->add_option("measurements", o->files, "measurement files (JSON Lines from dnnperf bench, scripts/torch_bench.py or dnnperf-allreduce-loop)")->required();
   c->add_option("--hardware", o->hardware, "profile to score: name or path")->required();
   c->add_flag("--json", o->json, "print one JSON object");
-  c->add_option("--points", o->points, "also write every kernel's measured and predicted time to this CSV file");
+  c->add_option("--points", o->points, "also write every kernel's (all-reduce records alone: every message's) measured and predicted time to this CSV file");
   c->callback([o] { run_score(*o); });
 }
 

@@ -23,7 +23,7 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
     std::size_t sample = 0;
     std::vector<double> runs;
   };
-  std::map<std::tuple<std::string, double, int>, Seen> seen;
+  std::map<std::tuple<std::string, CommMode, double, int>, Seen> seen;
   for (const std::string& file : files) {
     const auto records = bench::read_records(file);
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -52,6 +52,15 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
         data.excluded.push_back({where, "bytes must be a positive number and ranks an integer in [1, " + std::to_string(kMaxRanks) + "]"});
         continue;
       }
+      if (r.layout.contains("mode")) {
+        const nlohmann::json& mode = r.layout["mode"];
+        const std::optional<CommMode> parsed = mode.is_string() ? parse_comm_mode(mode.get<std::string>()) : std::nullopt;
+        if (!parsed) {
+          data.excluded.push_back({where, "layout.mode must be isolated or stream, is " + mode.dump()});
+          continue;
+        }
+        s.mode = *parsed;
+      }
       s.bytes = r.params["bytes"].get<double>();
       s.ranks = ranks.get<int>();
       s.seconds = t;
@@ -63,6 +72,7 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
         if (!v.is_number() || v.get<double>() <= 0) bad = bad.empty() ? field : bad;
         return v.is_number() ? v.get<double>() : 0.0;
       };
+      if (r.layout.contains("mpi_threads") && r.layout["mpi_threads"].is_string()) s.mpi_threads = r.layout["mpi_threads"].get<std::string>();
       s.eager_limit = known("eager_limit");
       s.nodes = static_cast<int>(known("nodes"));
       s.cpus_per_node = static_cast<int>(known("cpus_per_node"));
@@ -74,7 +84,7 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
         data.excluded.push_back({where, "one rank: nothing is communicated"});
         continue;
       }
-      const auto key = std::make_tuple(s.algorithm, s.bytes, s.ranks);
+      const auto key = std::make_tuple(s.algorithm, s.mode, s.bytes, s.ranks);
       if (const auto it = seen.find(key); it != seen.end()) {
         Seen& first = it->second;
         CommSample& f = data.samples[first.sample];
@@ -82,12 +92,14 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
         const auto clash = [](double a, double b) { return a > 0 && b > 0 && a != b; };
         if (first.file == file) {
           data.excluded.push_back({where, "duplicate of " + first.where_in_file});
-        } else if (clash(s.eager_limit, f.eager_limit) || clash(s.nodes, f.nodes) || clash(s.cpus_per_node, f.cpus_per_node)) {
-          data.excluded.push_back({where, "a run of " + first.where + " on another layout (eager limit, nodes or CPUs)"});
+        } else if (clash(s.eager_limit, f.eager_limit) || clash(s.nodes, f.nodes) || clash(s.cpus_per_node, f.cpus_per_node) ||
+                   (!s.mpi_threads.empty() && !f.mpi_threads.empty() && s.mpi_threads != f.mpi_threads)) {
+          data.excluded.push_back({where, "a run of " + first.where + " on another layout (eager limit, nodes, CPUs or MPI thread level)"});
         } else {
           f.eager_limit = std::max(f.eager_limit, s.eager_limit);
           f.nodes = std::max(f.nodes, s.nodes);
           f.cpus_per_node = std::max(f.cpus_per_node, s.cpus_per_node);
+          if (f.mpi_threads.empty()) f.mpi_threads = s.mpi_threads;
           first.runs.push_back(t);
           first.file = file;
           first.where_in_file = where;
@@ -108,6 +120,15 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
     s.seconds = runs.median;
     s.runs = runs.repetitions;
     s.run_spread = (runs.max - runs.min) / mean;
+  }
+  std::set<std::string> levels;
+  for (const CommSample& s : data.samples)
+    if (!s.mpi_threads.empty()) levels.insert(s.mpi_threads);
+  if (levels.size() > 1) {
+    std::string list;
+    for (const auto& l : levels) list += (list.empty() ? "" : ", ") + l;
+    throw InputError("the measurements ran at several MPI thread levels (" + list +
+                     "), which price small calls differently; fit or score one level at a time (bench --mpi-threads)");
   }
   if (hosts.size() > 1) {
     std::string list;

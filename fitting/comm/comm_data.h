@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "profile/comm_model.h"
+
 namespace dnnperf::fitting {
 
 struct CommSample {
@@ -16,6 +18,8 @@ struct CommSample {
   int cpus_per_node = 0;  // CPUs the ranks of a node could run on (0: unknown)
   int runs = 1;           // measurement files that timed this point: `seconds` is their median
   double run_spread = 0;  // (slowest - fastest) / mean of those runs' times; 0 for one run
+  CommMode mode = CommMode::isolated;  // layout.mode; records without it were isolated calls
+  std::string mpi_threads;             // layout.mpi_threads, the MPI thread level; empty: unknown
 };
 
 struct Exclusion {
@@ -29,12 +33,13 @@ struct CommData {
   std::string host;
 };
 
-/// Reads `collective` records from measurement files. Throws InputError if the files hold
-/// measurements of several systems (hosts), which one fit must not mix. The same point (algorithm,
-/// size, ranks) in several files is a repeated run: the sample takes the median of the runs and
-/// their spread, the run-to-run noise that no model can be asked to beat; twice in one file it is
-/// a duplicate and excluded, as is a run whose layout (eager limit, nodes, CPUs) differs from the
-/// first run's (a field one of them lacks is taken from the other).
+/// Reads `collective` records from measurement files. A point is (algorithm, mode, size, ranks).
+/// Throws InputError if the files hold measurements of several systems (hosts) or MPI thread
+/// levels, which one fit must not mix. The same point in several files is a repeated run: the
+/// sample takes the median of the runs and their spread, the run-to-run noise that no model can be
+/// asked to beat; twice in one file it is a duplicate and excluded, as is a run whose layout
+/// (eager limit, nodes, CPUs, MPI thread level) differs from the first run's (a field one of them
+/// lacks is taken from the other).
 CommData load_comm_data(const std::vector<std::string>& files, const std::string& collective);
 
 }  // namespace dnnperf::fitting

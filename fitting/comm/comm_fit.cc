@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <ceres/ceres.h>
 
@@ -111,10 +112,10 @@ double residual_sigma(const FittedCommModel& m, const std::vector<CommSample>& s
 
 }  // namespace
 
-std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm) {
+std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm, CommMode mode) {
   std::vector<CommSample> out;
   for (const CommSample& s : samples)
-    if (s.algorithm == algorithm) out.push_back(s);
+    if (s.algorithm == algorithm && s.mode == mode) out.push_back(s);
   return out;
 }
 
@@ -175,7 +176,7 @@ std::vector<LibraryChoice> infer_library_choices(const std::vector<CommSample>& 
 }
 
 FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s,
-                          const std::vector<CommSample>& alternatives) {
+                          const std::vector<CommSample>& alternatives, bool size_corrections) {
   FitOutcome f;
   f.points = static_cast<int>(s.size());
   f.model.kind = kind;
@@ -287,18 +288,31 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
       for (const CommSample& x : alternatives)
         if (x.ranks == p) only_alternatives.push_back(x);
       if (only.size() < parameters + 2) continue;
-      FitOutcome local = fit_comm_model(kind, algorithm, only, only_alternatives);
+      FitOutcome local = fit_comm_model(kind, algorithm, only, only_alternatives, size_corrections);
       // One count alone has fewer points and flatter valleys: a fit stopped at the iteration
       // limit is still far closer to that count than the joint model is.
       if (!local.usable) continue;
       local.model.fitted_ranks = p;
       m.at_ranks.push_back(std::move(local.model));
     }
+  // What the form missed at the sizes of the counts no model of their own prices (those carry
+  // their own). The median over a size's runs is the sample already.
+  if (size_corrections && f.usable) {
+    std::vector<SizeCorrection> corrections;  // set at the end: comm_seconds applies the model's own
+    for (const CommSample& x : s)
+      if (&m.for_ranks(x.ranks) == &m) {
+        const double form = comm_seconds(m, x.bytes, x.ranks);
+        if (form > 0 && x.seconds > 0) corrections.push_back({x.ranks, x.bytes, std::clamp(std::log(x.seconds / form), -4.9, 4.9)});
+      }
+    std::sort(corrections.begin(), corrections.end(),
+              [](const SizeCorrection& a, const SizeCorrection& b) { return std::tie(a.ranks, a.bytes) < std::tie(b.ranks, b.bytes); });
+    m.size_corrections = std::move(corrections);
+  }
   return f;
 }
 
 CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& s,
-                               const std::vector<CommSample>& alternatives) {
+                               const std::vector<CommSample>& alternatives, bool size_corrections) {
   CrossValidation cv;
   std::vector<double> sizes;
   std::set<int> ranks;
@@ -317,7 +331,7 @@ CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm,
     std::vector<std::pair<double, double>> pairs;  // measured, predicted
     int inside = 0;
     if (test.empty()) return std::pair{pairs, inside};
-    const FitOutcome f = fit_comm_model(kind, algorithm, train, train_alternatives);
+    const FitOutcome f = fit_comm_model(kind, algorithm, train, train_alternatives, size_corrections);
     if (!f.converged) return std::pair{pairs, inside};
     for (const CommSample& x : test) {
       const CommPrediction p = comm_prediction(f.model, x.bytes, x.ranks);

@@ -38,8 +38,10 @@ std::vector<LibraryChoice> infer_library_choices(const std::vector<CommSample>& 
 /// Fits `kind` for one algorithm to its samples. Fewer points than parameters: not converged,
 /// with the reason. For the library's choice, `alternatives` (samples of dnnperf's own algorithms
 /// from the same runs) give it the map of which algorithm it runs where (infer_library_choices).
+/// With `size_corrections`, the model keeps what its form missed at each measured size
+/// (FittedCommModel::size_corrections), each rank count's in the model that prices it.
 FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples,
-                          const std::vector<CommSample>& alternatives = {});
+                          const std::vector<CommSample>& alternatives = {}, bool size_corrections = false);
 
 /// One measurement predicted by a fit that did not see it.
 struct HeldOutPoint {
@@ -61,9 +63,9 @@ struct CrossValidation {
 /// Held-out sizes and rank counts leave the alternatives' samples at those points out as well: the
 /// library's choice there is inferred from the other points, as for a size never measured.
 CrossValidation cross_validate(CommModelKind kind, const std::string& algorithm, const std::vector<CommSample>& samples,
-                               const std::vector<CommSample>& alternatives = {});
+                               const std::vector<CommSample>& alternatives = {}, bool size_corrections = false);
 
-/// Samples of one algorithm.
-std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm);
+/// Samples of one algorithm, in one mode.
+std::vector<CommSample> of_algorithm(const std::vector<CommSample>& samples, const std::string& algorithm, CommMode mode = CommMode::isolated);
 
 }  // namespace dnnperf::fitting

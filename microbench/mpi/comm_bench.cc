@@ -74,22 +74,24 @@ class CommBench {
     MPI_Bcast(&opened, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!opened) throw InputError(mpi_.rank() == 0 ? failure : "rank 0 could not open the output file");
     const std::vector<std::string> algorithms = chosen_algorithms();
-    Progress progress(o_.sizes.size() * algorithms.size(), o_.progress && mpi_.rank() == 0);
+    const std::vector<std::string> modes = chosen_modes();
+    const std::size_t total = o_.sizes.size() * algorithms.size() * modes.size();
+    Progress progress(total, o_.progress && mpi_.rank() == 0);
     int written = 0;
     for (std::int64_t bytes : o_.sizes) {
-      for (const std::string& algorithm : algorithms) {
-        Record r = base_record(bytes, algorithm);
+      for (const std::string& algorithm : algorithms) for (const std::string& mode : modes) {
+        Record r = base_record(bytes, algorithm, mode);
         int skip = writer && writer->done(r.key()) ? 1 : 0;
         int stop = deadline_.expired() ? 1 : 0;
         MPI_Bcast(&skip, 1, MPI_INT, 0, MPI_COMM_WORLD);
         MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (stop) {
-          if (mpi_.rank() == 0) std::fprintf(stderr, "\ndnnperf bench: time budget reached after %zu of %zu measurements\n", progress.done(), o_.sizes.size() * algorithms.size());
+          if (mpi_.rank() == 0) std::fprintf(stderr, "\ndnnperf bench: time budget reached after %zu of %zu measurements\n", progress.done(), total);
           return written;
         }
         if (!skip) {
-          mpi_.start(o_.op + " " + algorithm + " of " + std::to_string(bytes) + " bytes");
-          measure(r, bytes, algorithm);
+          mpi_.start(o_.op + " " + algorithm + " (" + mode + ") of " + std::to_string(bytes) + " bytes");
+          measure(r, bytes, algorithm, mode == "stream");
           mpi_.stop();
           if (writer) {
             try {
@@ -101,7 +103,7 @@ class CommBench {
             ++written;
           }
         }
-        progress.step(o_.op + " " + algorithm + " " + std::to_string(bytes) + " B");
+        progress.step(o_.op + " " + algorithm + " " + mode + " " + std::to_string(bytes) + " B");
       }
     }
     progress.finish();
@@ -116,6 +118,10 @@ class CommBench {
     for (std::int64_t s : o_.sizes)
       if (s <= 0) throw InputError("--sizes: message sizes must be positive, got " + std::to_string(s));
     if (o_.output.empty()) throw InputError("-o: an output file is required");
+    for (const std::string& m : o_.modes) {
+      if (m != "isolated" && m != "stream") throw InputError("--mode: '" + m + "' is neither isolated nor stream");
+      if (m == "stream" && o_.op == "p2p") throw InputError("--mode stream: p2p is timed as a ping-pong only (isolated)");
+    }
     for (const std::string& a : o_.algorithms)
       if (a != "mpi" && !(o_.op == "allreduce" && parse_allreduce(a)))
         throw InputError("--algorithms: '" + a + "' is not an algorithm of " + o_.op +
@@ -130,20 +136,27 @@ class CommBench {
     return all;
   }
 
-  Record base_record(std::int64_t bytes, const std::string& algorithm) const {
+  std::vector<std::string> chosen_modes() const {
+    if (!o_.modes.empty()) return o_.modes;
+    if (o_.op == "p2p") return {"isolated"};
+    return {"isolated", "stream"};
+  }
+
+  Record base_record(std::int64_t bytes, const std::string& algorithm, const std::string& mode) const {
     Record r;
     r.op = o_.op;
     r.params = {{"bytes", bytes}};
     r.dtype = "f32";
     r.algorithm = algorithm == "mpi" ? mpi_.mpi_algorithm_label() : "dnnperf:" + algorithm;
     r.layout = mpi_.layout();
+    r.layout["mode"] = mode;
     r.library = "MPI";
     r.library_version = mpi_.library_version();
     r.host = hostname();
     return r;
   }
 
-  void measure(Record& r, std::int64_t bytes, const std::string& algorithm) {
+  void measure(Record& r, std::int64_t bytes, const std::string& algorithm, bool stream) {
     r.date = utc_now();
     const int p = mpi_.size(), rank = mpi_.rank();
     if (o_.op == "p2p" && p < 2) return skip(r, "ping-pong needs at least 2 ranks");
@@ -168,11 +181,16 @@ class CommBench {
     }
     // Warm up, then pick the repetitions that fill the target time.
     double warm = 0;
-    for (int i = 0; i < 2; ++i) warm = time_once(op, b);
-    int reps = std::clamp(static_cast<int>(o_.target_seconds / std::max(warm, 1e-7)), o_.min_repetitions, o_.max_repetitions);
+    for (int i = 0; i < 2; ++i) warm = time_span(op, b, 1);
+    // A stream's burst lasts about 10 ms, at least 4 calls: long enough that its two barriers are
+    // a small part of it.
+    int burst = stream ? std::clamp(static_cast<int>(0.01 / std::max(warm, 1e-7)), 4, 1000) : 1;
+    MPI_Bcast(&burst, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (stream) warm = time_span(op, b, burst);
+    int reps = std::clamp(static_cast<int>(o_.target_seconds / std::max(warm * burst, 1e-7)), o_.min_repetitions, o_.max_repetitions);
     MPI_Bcast(&reps, 1, MPI_INT, 0, MPI_COMM_WORLD);
     std::vector<double> samples;
-    for (int i = 0; i < reps; ++i) samples.push_back(time_once(op, b));
+    for (int i = 0; i < reps; ++i) samples.push_back(time_span(op, b, burst));
     if (o_.op == "p2p")  // a round trip was timed: one way is half of it
       for (double& s : samples) s /= 2;
     if (rank != 0) return;
@@ -182,7 +200,7 @@ class CommBench {
     double factor = 1;
     if (o_.op == "allreduce") factor = 2.0 * (p - 1) / p;
     if (o_.op == "allgather" || o_.op == "reduce_scatter" || o_.op == "alltoall") factor = static_cast<double>(p - 1) / p;
-    r.metrics = {{"algbw_bytes_per_s", algbw}, {"busbw_bytes_per_s", algbw * factor}};
+    r.metrics = {{"algbw_bytes_per_s", algbw}, {"busbw_bytes_per_s", algbw * factor}, {"calls_per_span", burst}};
     if (o_.op == "p2p") r.metrics = {{"bandwidth_bytes_per_s", algbw}};
   }
 
@@ -191,15 +209,17 @@ class CommBench {
     r.reason = reason;
   }
 
-  /// Seconds of one call: the slowest rank's, between a barrier and its end.
-  double time_once(const Operation& op, Buffers& b) {
+  /// Seconds of one call in a span of `calls` back to back (1: an isolated call): the slowest
+  /// rank's time from a barrier to the span's end, over `calls`. The input is written afresh
+  /// before the span, as an application's gradients are, untimed.
+  double time_span(const Operation& op, Buffers& b, int calls) {
     op.prepare(b);
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    op.run(b);
+    for (int c = 0; c < calls; ++c) op.run(b);
     double t = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return t;
+    return t / calls;
   }
 
   Operation make_operation(std::int64_t count64, const std::string& algorithm) {

@@ -16,6 +16,12 @@ struct CommBenchOptions {
   std::vector<std::int64_t> sizes;   // bytes per message (the whole vector for collectives)
   /// "mpi" and, for allreduce, the toolkit's algorithms by name; empty: all that apply.
   std::vector<std::string> algorithms;
+  /// How calls are timed (each record names its mode in layout.mode), as nccl-tests and OSU
+  /// distinguish them: "isolated", one call after a barrier, its slowest rank's time (a latency);
+  /// "stream", calls back to back between barriers, the burst's slowest rank's time over its
+  /// length (what a call costs when calls follow each other, as DDP issues gradient buckets).
+  /// Empty: both for collectives, isolated for p2p (a ping-pong is a round trip already).
+  std::vector<std::string> modes;
   std::string output;
   bool resume = false;
   std::optional<double> time_budget_s;

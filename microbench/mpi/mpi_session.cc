@@ -111,8 +111,19 @@ std::string openmpi_algorithm_names(const std::string& op) {
   return out;
 }
 
-MpiSession::MpiSession(int* argc, char*** argv, const std::string& op, const std::optional<std::string>& forced, double timeout_s)
+std::optional<int> mpi_thread_level(const std::string& name) {
+  if (name == "single") return MPI_THREAD_SINGLE;
+  if (name == "funneled") return MPI_THREAD_FUNNELED;
+  if (name == "serialized") return MPI_THREAD_SERIALIZED;
+  if (name == "multiple") return MPI_THREAD_MULTIPLE;
+  return std::nullopt;
+}
+
+MpiSession::MpiSession(int* argc, char*** argv, const std::string& op, const std::optional<std::string>& forced, double timeout_s,
+                       const std::string& threads)
     : label_("mpi:default"), timeout_s_(timeout_s) {
+  const std::optional<int> level = mpi_thread_level(threads);
+  if (!level) throw InputError("--mpi-threads: '" + threads + "' is not an MPI thread level (single, funneled, serialized, multiple)");
   if (forced) {
     const auto number = openmpi_algorithm(op, *forced);
     if (!number)
@@ -122,7 +133,7 @@ MpiSession::MpiSession(int* argc, char*** argv, const std::string& op, const std
     label_ = "mpi:" + *forced;
   }
   int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(argc, argv, *level, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_);
@@ -133,7 +144,10 @@ MpiSession::MpiSession(int* argc, char*** argv, const std::string& op, const std
   int nodes = local == 0 ? 1 : 0, max_per_node = local_size;
   MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &max_per_node, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  layout_ = {{"ranks", size_}, {"nodes", nodes}, {"ranks_per_node", max_per_node}};
+  // The level the library granted, which may be below the one asked for.
+  const char* granted = provided >= MPI_THREAD_MULTIPLE ? "multiple" : provided >= MPI_THREAD_SERIALIZED ? "serialized"
+                        : provided >= MPI_THREAD_FUNNELED ? "funneled" : "single";
+  layout_ = {{"ranks", size_}, {"nodes", nodes}, {"ranks_per_node", max_per_node}, {"mpi_threads", granted}};
   int cpus = node_cpus(node_);
   MPI_Allreduce(MPI_IN_PLACE, &cpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);  // the most constrained node
   if (cpus > 0) layout_["cpus_per_node"] = cpus;

@@ -1,12 +1,28 @@
 #include "models/comm/fitted_comm_model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace dnnperf {
 
+double size_correction(const FittedCommModel& model, double bytes, int ranks) {
+  const auto& c = model.size_corrections;
+  const auto first = std::lower_bound(c.begin(), c.end(), ranks, [](const SizeCorrection& s, int r) { return s.ranks < r; });
+  const auto last = std::upper_bound(first, c.end(), ranks, [](int r, const SizeCorrection& s) { return r < s.ranks; });
+  if (first == last) return 0;
+  const auto above = std::lower_bound(first, last, bytes, [](const SizeCorrection& s, double b) { return s.bytes < b; });
+  if (above == first) return first->log_ratio;
+  if (above == last) return std::prev(last)->log_ratio;
+  const SizeCorrection& below = *std::prev(above);
+  const double share = std::log(bytes / below.bytes) / std::log(above->bytes / below.bytes);
+  return below.log_ratio + share * (above->log_ratio - below.log_ratio);
+}
+
 double comm_seconds(const FittedCommModel& model, double bytes, int ranks) {
   const FittedCommModel& m = model.for_ranks(ranks);
-  return comm_seconds_with(m, m.params.data(), bytes, ranks);
+  const double form = comm_seconds_with(m, m.params.data(), bytes, ranks);
+  return m.size_corrections.empty() ? form : form * std::exp(size_correction(m, bytes, ranks));
 }
 
 CommPrediction comm_prediction(const FittedCommModel& model, double bytes, int ranks) {

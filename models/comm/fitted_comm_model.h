@@ -14,6 +14,9 @@ namespace dnnperf {
 CommPrediction comm_prediction(const FittedCommModel& model, double bytes, int ranks);
 double comm_seconds(const FittedCommModel& model, double bytes, int ranks);
 
+/// log(time / form) that `model`'s own size corrections give `bytes` over `ranks` (0 without).
+double size_correction(const FittedCommModel& model, double bytes, int ranks);
+
 /// `model`'s form with explicit parameters `p` (templated for automatic differentiation);
 /// at_ranks unused.
 template <typename T>

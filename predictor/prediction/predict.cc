@@ -162,14 +162,19 @@ CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) {
 
 AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& plan, IntervalBound bound) {
   const int ranks = plan.data_parallel();
+  // A step's gradient all-reduces follow each other on the communication stream: priced as a
+  // stream of calls where the profile measured one (bench --mode stream), else as isolated calls.
+  const std::optional<CommMode> mode = comm_mode_for(hw, "allreduce", CommMode::stream);
   std::vector<const FittedCommModel*> fitted;
   for (const FittedCommModel& m : hw.communication)
-    if (m.collective == "allreduce") fitted.push_back(&m);
+    if (m.collective == "allreduce" && m.mode == mode) fitted.push_back(&m);
   if (!fitted.empty()) {
     const FittedCommModel* forced = nullptr;
     if (!plan.allreduce_library.empty()) {
       const std::string name = library_choice_name(plan.allreduce_library);
-      forced = find_comm_model(hw, "allreduce", name);
+      forced = find_comm_model(hw, "allreduce", name, *mode);
+      // A library timed only one way (torch_comm_bench.py times isolated calls) prices either.
+      if (!forced) forced = find_comm_model(hw, "allreduce", name, *mode == CommMode::stream ? CommMode::isolated : CommMode::stream);
       if (!forced) {
         std::string have;
         for (const FittedCommModel* m : fitted) have += (have.empty() ? "" : ", ") + m->algorithm;
@@ -179,7 +184,9 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
                          ") and fit it in");
       }
     } else if (plan.allreduce) {
-      forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)));
+      forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)), *mode);
+      if (!forced)
+        forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)), *mode == CommMode::stream ? CommMode::isolated : CommMode::stream);
       if (!forced)
         throw InputError("profile '" + hw.name + "' has no fitted allreduce model for '" + std::string(allreduce_name(*plan.allreduce)) + "'");
     }

@@ -242,6 +242,35 @@ width = lambda j: j["high"] / j["low"]
 assert width(comm(4, "ring")) > 1.5 * width(comm(3, "ring")), (comm(4, "ring"), comm(3, "ring"))
 assert 0 < comm(4, "ring")["seconds"] and comm(3, "default")["low"] <= comm(3, "default")["seconds"]
 PY
+# Isolated calls and streams of calls (bench --mode) fitted apart; comm and score take the mode;
+# an independent loop's records (dnnperf-allreduce-loop) are scored by the model of their mode.
+modes="$src/tests/data/mpi-modes/allreduce_np2_modes.jsonl"
+loop="$src/tests/data/mpi-modes/allreduce_loop_np2.jsonl"
+check fit_modes 0 'default \(stream\) +dnnperf' -- "$bin" fit "$modes" --hardware cpu -o "$tmp/modes.json"
+/usr/bin/python3 - "$tmp/modes.json" <<'PY' && echo "ok   fit_modes_profile" || { echo "FAIL fit_modes_profile"; fail=1; }
+import json, sys
+models = json.load(open(sys.argv[1]))["communication"]
+assert sorted(m["mode"] for m in models) == ["isolated", "stream"], [m["mode"] for m in models]
+PY
+"$bin" comm --hardware "$tmp/modes.json" --bytes 4096 --procs 2 --algorithm default --mode stream --json | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["mode"] == "stream" and j["algorithm"] == "default" and 0 < j["low"] <= j["seconds"] <= j["high"], j
+' && echo "ok   comm_stream" || { echo "FAIL comm_stream"; fail=1; }
+check comm_stream_text 0 'a call in a stream' -- "$bin" comm --hardware "$tmp/modes.json" --bytes 4096 --procs 2 --algorithm default --mode stream
+check comm_stream_unmeasured 1 "no allreduce models of stream calls.*--mode stream" -- "$bin" comm --hardware "$tmp/fitted.json" --bytes 4096 --procs 2 --mode stream
+check comm_bad_mode 2 'mode' -- "$bin" comm --hardware "$tmp/modes.json" --bytes 4096 --procs 2 --mode burst
+check score_loop 0 'default +stream +dnnperf +2 +[0-9]+ ' -- "$bin" score --hardware "$tmp/modes.json" "$loop"
+"$bin" score --hardware "$tmp/modes.json" "$loop" --json | /usr/bin/python3 -c '
+import json, sys
+models = json.load(sys.stdin)["communication"]["models"]
+assert sorted(m["mode"] for m in models) == ["isolated", "stream"], models
+assert all(m["count"] >= 5 and m["mape"] >= 0 and len(m["points"]) == m["count"] for m in models), models
+' && echo "ok   score_loop_json" || { echo "FAIL score_loop_json"; fail=1; }
+check score_loop_no_model 1 "no fitted communication models" -- "$bin" score --hardware cpu "$loop"
+"$bin" score --hardware "$tmp/modes.json" "$loop" --points "$tmp/loop_points.csv" >/dev/null &&
+  head -1 "$tmp/loop_points.csv" | grep -q '^algorithm,mode,ranks,bytes,measured_s' && [ "$(wc -l <"$tmp/loop_points.csv")" -eq 21 ] &&
+  echo "ok   score_loop_points" || { echo "FAIL score_loop_points"; fail=1; }
 check comm_uncalibrated 0 'uncalibrated' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64
 check comm_default_needs_fit 1 'fit the profile first' -- "$bin" comm --hardware a100 --bytes 1024 --procs 8 --algorithm default
 check comm_bad_bytes 2 "--bytes: must be a positive number, is '0'" -- "$bin" comm --hardware cpu --bytes 0 --procs 2
@@ -638,7 +667,9 @@ assert d['pointwise_conv_gemm_below_batch'] == 16
 assert 0 <= d['efficiency']['conv']['shared_sigma'] <= d['efficiency']['conv']['residual_sigma']" "$tmp/fam.json" \
   && echo "ok   fit_family_gemm_analytic" || { echo "FAIL fit_family_gemm_analytic"; fail=1; }
 check fit_family_bad 1 "unknown kernel class 'pool'" -- "$bin" fit "$torchmeas" --family pool=analytic -o "$tmp/fam2.json"
-check score_no_kernels 1 'no usable GEMM, convolution or memory-pass measurements' -- "$bin" score --hardware cpu "$meas"
+head -1 "$meas" >"$tmp/context_only.jsonl"
+check score_no_kernels 1 'no usable GEMM, convolution, memory-pass or all-reduce measurements' -- "$bin" score --hardware cpu "$tmp/context_only.jsonl"
+check score_comm_no_models 1 'no fitted communication models to score all-reduce records' -- "$bin" score --hardware cpu "$meas"
 check score_missing 1 'cannot open the measurement file' -- "$bin" score --hardware cpu /nonexistent/k.jsonl
 check validate 1 'MAPE .* over 1 cases; run-to-run noise floor' -- "$bin" validate --hardware cpu --networks resnet18,nosuchnet --batch 2 --input 32 --iterations 2 --save-measured "$tmp/gt"
 # The kept ground truth judges another profile on the very same runs.

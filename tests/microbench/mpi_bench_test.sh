@@ -15,7 +15,7 @@ all_ok() {
   /usr/bin/python3 - "$1" "$2" <<'PY'
 import json, sys
 recs = [j for j in map(json.loads, open(sys.argv[1])) if j["type"] == "record"]
-keys = {(r["op"], r["algorithm"], json.dumps(r["params"], sort_keys=True)) for r in recs}
+keys = {(r["op"], r["algorithm"], r["layout"].get("mode"), json.dumps(r["params"], sort_keys=True)) for r in recs}
 bad = [r for r in recs if r["status"] != "ok" or not r.get("verified")]
 assert len(recs) == int(sys.argv[2]), f"{len(recs)} records, expected {sys.argv[2]}"
 assert not bad, bad
@@ -26,7 +26,7 @@ PY
 
 for np in 2 3 4; do
   f=$dir/allreduce$np.jsonl
-  timeout 300 "$mpirun" -np $np "$bin" bench allreduce --sizes 4,100,4K,64K,1M -o "$f" --quiet 2>/dev/null \
+  timeout 300 "$mpirun" -np $np "$bin" bench allreduce --mode isolated --sizes 4,100,4K,64K,1M -o "$f" --quiet 2>/dev/null \
     && all_ok "$f" 30 && ok "allreduce, all algorithms, $np ranks" || bad "allreduce $np ranks"
 done
 # The run names its CPU, and the C++ reader (records/machine.cc) and the PyTorch
@@ -43,8 +43,48 @@ assert "family" in cpu and "isa" in cpu, cpu
 PY
 for op in allgather reduce-scatter alltoall bcast p2p; do
   f=$dir/$op.jsonl
-  timeout 120 "$mpirun" -np 2 "$bin" bench $op --sizes 8,4K,1M -o "$f" --quiet 2>/dev/null && all_ok "$f" 3 && ok "$op" || bad "$op"
+  # Collectives in both modes by default; a ping-pong is isolated only.
+  count=6; [ $op = p2p ] && count=3
+  timeout 120 "$mpirun" -np 2 "$bin" bench $op --sizes 8,4K,1M -o "$f" --quiet 2>/dev/null && all_ok "$f" $count && ok "$op" || bad "$op"
 done
+
+# Both modes by default: each point once isolated (one call a span) and once in a stream (a burst).
+f=$dir/modes.jsonl
+timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --algorithms mpi,ring --sizes 4,64K -o "$f" --quiet 2>/dev/null && all_ok "$f" 8 &&
+  /usr/bin/python3 - "$f" <<'PY' && ok "isolated and stream records, each naming its mode" || bad "modes"
+import json, sys
+recs = [j for j in map(json.loads, open(sys.argv[1])) if j["type"] == "record"]
+by_mode = {m: [r for r in recs if r["layout"]["mode"] == m] for m in ("isolated", "stream")}
+assert len(by_mode["isolated"]) == 4 and len(by_mode["stream"]) == 4, {m: len(v) for m, v in by_mode.items()}
+assert all(r["metrics"]["calls_per_span"] == 1 for r in by_mode["isolated"])
+assert all(4 <= r["metrics"]["calls_per_span"] <= 1000 for r in by_mode["stream"])
+PY
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --mode burst -o "$dir/m.jsonl" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "'burst' is neither isolated nor stream" <<<"$out" && ok "unknown mode" || bad "unknown mode (rc=$rc)"
+out=$(timeout 60 "$mpirun" -np 2 "$bin" bench p2p --mode stream -o "$dir/p.jsonl" 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -q "ping-pong only" <<<"$out" && ok "p2p has no stream mode" || bad "p2p stream (rc=$rc)"
+
+# The independent loop (validation/mpi/allreduce_loop.cc): records in the format, both modes.
+loop_bin=$(dirname "$bin")/dnnperf-allreduce-loop
+for mode in isolated stream; do
+  timeout 60 "$mpirun" -np 2 "$loop_bin" --sizes 12,4000,300000 --mode $mode --target-s 0.02 >"$dir/loop_$mode.jsonl" 2>/dev/null &&
+    /usr/bin/python3 - "$dir/loop_$mode.jsonl" "$mode" <<'PY' && ok "allreduce loop, $mode" || bad "allreduce loop $mode"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[0]["type"] == "context", lines[0]
+recs = lines[1:]
+assert [r["params"]["bytes"] for r in recs] == [12, 4000, 300000], recs
+assert all(r["layout"]["mode"] == sys.argv[2] and r["layout"]["ranks"] == 2 and r["layout"]["mpi_threads"] == "single" for r in recs)
+assert all(0 < r["seconds"]["min"] <= r["seconds"]["median"] <= r["seconds"]["max"] for r in recs)
+assert all((r["metrics"]["calls_per_span"] >= 4) == (sys.argv[2] == "stream") for r in recs)
+PY
+done
+out=$(timeout 60 "$mpirun" -np 2 "$loop_bin" --sizes 10 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "multiple of 4" <<<"$out" && ok "loop refuses a size that is not whole floats" || bad "loop bad size (rc=$rc)"
+# bench at another MPI thread level says so in its records.
+f=$dir/threads.jsonl
+timeout 60 "$mpirun" -np 2 "$bin" bench allreduce --algorithms mpi --mode isolated --mpi-threads funneled --sizes 64 -o "$f" --quiet 2>/dev/null &&
+  grep -q '"mpi_threads":"funneled"' "$f" && ok "the MPI thread level is recorded" || bad "thread level"
 
 f=$dir/forced.jsonl
 timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --mpi-algorithm ring --algorithms mpi --sizes 64K -o "$f" --quiet 2>/dev/null \
@@ -52,9 +92,9 @@ timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --mpi-algorithm ring --algori
 
 # A budget stops the run cleanly; --resume finishes it without measuring anything twice.
 f=$dir/resume.jsonl
-timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --sizes 4,1K,4K,16K,64K,256K,1M,4M --time-budget 0.3 -o "$f" --quiet 2>/dev/null
+timeout 120 "$mpirun" -np 2 "$bin" bench allreduce --mode isolated --sizes 4,1K,4K,16K,64K,256K,1M,4M --time-budget 0.3 -o "$f" --quiet 2>/dev/null
 first=$(grep -c '"type":"record"' "$f")
-timeout 300 "$mpirun" -np 2 "$bin" bench allreduce --sizes 4,1K,4K,16K,64K,256K,1M,4M --resume -o "$f" --quiet 2>/dev/null
+timeout 300 "$mpirun" -np 2 "$bin" bench allreduce --mode isolated --sizes 4,1K,4K,16K,64K,256K,1M,4M --resume -o "$f" --quiet 2>/dev/null
 [ "$first" -lt 48 ] && all_ok "$f" 48 && ok "budget then resume ($first records, then all 48)" || bad "resume ($first first)"
 
 before=$(md5sum < "$f")

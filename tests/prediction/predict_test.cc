@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/common/error.h"
+#include "models/comm/fitted_comm_model.h"
 #include "core/graph/network_builder.h"
 #include "predictor/prediction/scaling.h"
 #include "networks/zoo/zoo.h"
@@ -441,4 +442,30 @@ TEST_CASE("Data-parallel ranks wait for the slowest: the computation stretches b
   CHECK(points[0].prediction.sync_wait == Approx(1.05));
   CHECK(points[1].prediction.sync_wait < points[2].prediction.sync_wait);
   CHECK(points[2].prediction.compute_s == Approx(points[0].prediction.compute_s * points[2].prediction.sync_wait / 1.05));
+}
+
+TEST_CASE("A step's all-reduces are priced as a stream of calls where the profile measured one", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("cpu");
+  FittedCommModel isolated;
+  isolated.kind = CommModelKind::hockney;
+  isolated.algorithm = "ring";
+  isolated.params = {5e-5, 4e-9, 0.0};
+  FittedCommModel stream = isolated;
+  stream.mode = CommMode::stream;
+  stream.params = {1e-5, 2e-9, 0.0};
+  hw.communication = {isolated};
+  RunConfig c = on(1, 2);
+  const AllReducePricer only_isolated = allreduce_pricer(hw, c.plan);
+  CHECK(only_isolated(1e6).second == Approx(comm_seconds(isolated, 1e6, 2)));
+  hw.communication = {isolated, stream};
+  const AllReducePricer with_stream = allreduce_pricer(hw, c.plan);
+  CHECK(with_stream(1e6).second == Approx(comm_seconds(stream, 1e6, 2)));
+  c.plan.allreduce = AllReduceAlgorithm::ring;
+  CHECK(allreduce_pricer(hw, c.plan)(1e6).second == Approx(comm_seconds(stream, 1e6, 2)));
+  // A step is priced by the same choice: cheaper with the stream's cheaper calls.
+  const Graph g = network("resnet18", 4);
+  hw.communication = {isolated};
+  const double iso_comm = predict(g, hw, on(1, 2)).comm_s;
+  hw.communication = {isolated, stream};
+  CHECK(predict(g, hw, on(1, 2)).comm_s < iso_comm);
 }
