@@ -210,11 +210,8 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
       }
     }
     // Run-to-run noise where several files timed the same points: the floor for any model.
-    std::vector<double> spreads;
-    for (const CommSample& s : samples)
-      if (s.runs > 1) spreads.push_back(100 * s.run_spread);
-    const double noise = spreads.empty() ? 0.0 : std::accumulate(spreads.begin(), spreads.end(), 0.0) / static_cast<double>(spreads.size());
-    repeated = repeated || !spreads.empty();
+    const fitting::RunNoise noise = fitting::run_noise(samples);
+    repeated = repeated || noise.points > 0;
     std::optional<std::pair<double, FittedCommModel>> best;
     // dnnperf's model also with what its form missed at each measured size (+sizes): kept where
     // held-out sizes, priced between their measured neighbours, say it helps.
@@ -230,11 +227,11 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
                 << (held ? pct(cv.held_out_sizes.p90) : "-") << std::setw(10) << (held ? pct(100 * cv.held_out_sizes.coverage) : "-") << std::setw(12)
                 << (cv.held_out_ranks.count ? pct(cv.held_out_ranks.mape) : "-") << std::setw(10)
                 << (cv.held_out_ranks.count ? pct(100 * cv.held_out_ranks.coverage) : "-") << std::setw(9)
-                << (spreads.empty() ? "-" : pct(noise)) << "  " << fit.message << "\n";
+                << (noise.points ? pct(noise.mean_percent) : "-") << "  " << fit.message << "\n";
       report.push_back({{"algorithm", algorithm}, {"mode", comm_mode_name(mode)}, {"model", model_name}, {"converged", fit.converged},
                         {"held_out_sizes", {{"mape", cv.held_out_sizes.mape}, {"median", cv.held_out_sizes.median}, {"p90", cv.held_out_sizes.p90}, {"coverage", cv.held_out_sizes.coverage}}},
                         {"held_out_ranks", {{"mape", cv.held_out_ranks.mape}, {"median", cv.held_out_ranks.median}, {"p90", cv.held_out_ranks.p90}, {"coverage", cv.held_out_ranks.coverage}, {"count", cv.held_out_ranks.count}}},
-                        {"run_to_run_noise", spreads.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"mean_percent", noise}, {"points", spreads.size()}}}});
+                        {"run_to_run_noise", noise.points ? nlohmann::json{{"mean_percent", noise.mean_percent}, {"points", noise.points}} : nlohmann::json(nullptr)}});
       for (const fitting::HeldOutPoint& h : cv.points)
         if (held_out)
           held_out << label << "," << model_name << "," << (h.by_ranks ? "ranks" : "sizes") << "," << h.sample.bytes << ","
@@ -250,8 +247,6 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
       const double score = cv.held_out_sizes.count ? cv.held_out_sizes.mape : 1e9;
       if (!best || score < best->first) {
         best = {score, fit.model};
-        best->second.mode = mode;
-        for (FittedCommModel& local : best->second.at_ranks) local.mode = mode;
         // How far off a rank count the fit has no model of has been: into its intervals.
         if (!best->second.at_ranks.empty()) best->second.unmeasured_ranks_sigma = std::min(cv.held_out_ranks_sigma, 9.0);
       }

@@ -400,6 +400,12 @@ const FittedCommModel* find_comm_model(const HardwareProfile& p, const std::stri
   return nullptr;
 }
 
+const FittedCommModel* find_comm_model_either_mode(const HardwareProfile& p, const std::string& collective, const std::string& algorithm,
+                                                   CommMode preferred) {
+  if (const FittedCommModel* m = find_comm_model(p, collective, algorithm, preferred)) return m;
+  return find_comm_model(p, collective, algorithm, preferred == CommMode::stream ? CommMode::isolated : CommMode::stream);
+}
+
 std::optional<CommMode> comm_mode_for(const HardwareProfile& p, const std::string& collective, CommMode wanted) {
   std::optional<CommMode> other;
   for (const FittedCommModel& m : p.communication) {

@@ -259,6 +259,11 @@ struct HardwareProfile {
 const FittedCommModel* find_comm_model(const HardwareProfile& profile, const std::string& collective, const std::string& algorithm,
                                        CommMode mode = CommMode::isolated);
 
+/// The model of a collective and algorithm in `preferred` mode, else in the other one (a library
+/// timed one way only prices calls issued either way), or null.
+const FittedCommModel* find_comm_model_either_mode(const HardwareProfile& profile, const std::string& collective, const std::string& algorithm,
+                                                   CommMode preferred);
+
 /// The mode whose models price `collective`'s calls issued as `wanted`: `wanted` where the profile
 /// has models of it, else the mode it has (isolated models for streams when only those were
 /// measured); nullopt when it has none of the collective.

@@ -285,8 +285,7 @@ void validate(std::ostream& out, std::ostream& notes, ValidateOptions o) {
   // Data-parallel ground truth is DDP over gloo (CPU) or NCCL (GPU): price its all-reduces with
   // that library's measured model when the profile has one.
   const std::string library = hw.device.kind == "gpu" ? "nccl" : "gloo";
-  const bool library_model = find_comm_model(hw, "allreduce", library_choice_name(library), CommMode::isolated) ||
-                             find_comm_model(hw, "allreduce", library_choice_name(library), CommMode::stream);
+  const bool library_model = find_comm_model_either_mode(hw, "allreduce", library_choice_name(library), CommMode::stream) != nullptr;
   if (!library_model && std::any_of(o.procs.begin(), o.procs.end(), [](int p) { return p > 1; }))
     notes << "note: profile '" << hw.name << "' has no model of " << library << "'s all-reduce; DDP's all-reduces are priced by "
               << (hw.communication.empty() ? "the datasheet" : "the fitted algorithms") << " (scripts/torch_comm_bench.py measures " << library << ")\n";

@@ -25,15 +25,12 @@ struct ScoreOptions {
   std::string points;
 };
 
-/// The measurements' own run-to-run noise where several files timed the same points: the mean of
-/// (slowest - fastest) / mean over those points, in percent (what one run misses another by); -1
-/// where each point was timed once.
+/// The records' own run-to-run noise (fitting::run_noise) in percent; -1 where each point was timed once.
 double run_noise(const fitting::CommScore& s) {
-  double sum = 0;
-  int n = 0;
-  for (const fitting::ScoredMessage& m : s.messages)
-    if (m.sample.runs > 1) sum += 100 * m.sample.run_spread, ++n;
-  return n ? sum / n : -1;
+  std::vector<fitting::CommSample> samples;
+  for (const fitting::ScoredMessage& m : s.messages) samples.push_back(m.sample);
+  const fitting::RunNoise n = fitting::run_noise(samples);
+  return n.points ? n.mean_percent : -1;
 }
 
 nlohmann::json comm_json(const fitting::CommData& data, const std::vector<fitting::CommScore>& scores) {

@@ -14,6 +14,14 @@
 
 namespace dnnperf::fitting {
 
+RunNoise run_noise(const std::vector<CommSample>& samples) {
+  RunNoise n;
+  for (const CommSample& s : samples)
+    if (s.runs > 1) n.mean_percent += 100 * s.run_spread, ++n.points;
+  if (n.points) n.mean_percent /= n.points;
+  return n;
+}
+
 CommData load_comm_data(const std::vector<std::string>& files, const std::string& collective) {
   CommData data;
   std::set<std::string> hosts;

@@ -19,7 +19,7 @@ struct CommSample {
   int runs = 1;           // measurement files that timed this point: `seconds` is their median
   double run_spread = 0;  // (slowest - fastest) / mean of those runs' times; 0 for one run
   CommMode mode = CommMode::isolated;  // layout.mode; records without it were isolated calls
-  std::string mpi_threads;             // layout.mpi_threads, the MPI thread level; empty: unknown
+  std::string mpi_threads = "";        // layout.mpi_threads, the MPI thread level; empty: unknown
 };
 
 struct Exclusion {
@@ -40,6 +40,14 @@ struct CommData {
 /// asked to beat; twice in one file it is a duplicate and excluded, as is a run whose layout
 /// (eager limit, nodes, CPUs, MPI thread level) differs from the first run's (a field one of them
 /// lacks is taken from the other).
+/// The samples' run-to-run noise: the mean of 100 (slowest - fastest) / mean over the samples that
+/// several files timed, and how many those are (0: none, and the mean is 0).
+struct RunNoise {
+  double mean_percent = 0;
+  int points = 0;
+};
+RunNoise run_noise(const std::vector<CommSample>& samples);
+
 CommData load_comm_data(const std::vector<std::string>& files, const std::string& collective);
 
 }  // namespace dnnperf::fitting

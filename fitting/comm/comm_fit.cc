@@ -181,6 +181,7 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
   f.points = static_cast<int>(s.size());
   f.model.kind = kind;
   f.model.algorithm = algorithm;
+  if (!s.empty()) f.model.mode = s.front().mode;  // one mode's samples (of_algorithm)
   if (is_library_choice(algorithm) && !alternatives.empty()) f.model.library_choices = infer_library_choices(s, alternatives);
   const std::size_t parameters = comm_model_parameters(kind).size();
   if (s.size() < parameters + 2) {

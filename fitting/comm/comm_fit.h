@@ -35,7 +35,7 @@ struct FitOutcome {
 /// (geometrically) between the sizes either side. Empty where no alternative shares a point.
 std::vector<LibraryChoice> infer_library_choices(const std::vector<CommSample>& library, const std::vector<CommSample>& alternatives);
 
-/// Fits `kind` for one algorithm to its samples. Fewer points than parameters: not converged,
+/// Fits `kind` for one algorithm to its samples, all of one mode (the model's). Fewer points than parameters: not converged,
 /// with the reason. For the library's choice, `alternatives` (samples of dnnperf's own algorithms
 /// from the same runs) give it the map of which algorithm it runs where (infer_library_choices).
 /// With `size_corrections`, the model keeps what its form missed at each measured size

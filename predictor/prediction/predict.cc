@@ -172,9 +172,8 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
     const FittedCommModel* forced = nullptr;
     if (!plan.allreduce_library.empty()) {
       const std::string name = library_choice_name(plan.allreduce_library);
-      forced = find_comm_model(hw, "allreduce", name, *mode);
       // A library timed only one way (torch_comm_bench.py times isolated calls) prices either.
-      if (!forced) forced = find_comm_model(hw, "allreduce", name, *mode == CommMode::stream ? CommMode::isolated : CommMode::stream);
+      forced = find_comm_model_either_mode(hw, "allreduce", name, *mode);
       if (!forced) {
         std::string have;
         for (const FittedCommModel* m : fitted) have += (have.empty() ? "" : ", ") + m->algorithm;
@@ -184,9 +183,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
                          ") and fit it in");
       }
     } else if (plan.allreduce) {
-      forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)), *mode);
-      if (!forced)
-        forced = find_comm_model(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)), *mode == CommMode::stream ? CommMode::isolated : CommMode::stream);
+      forced = find_comm_model_either_mode(hw, "allreduce", std::string(allreduce_name(*plan.allreduce)), *mode);
       if (!forced)
         throw InputError("profile '" + hw.name + "' has no fitted allreduce model for '" + std::string(allreduce_name(*plan.allreduce)) + "'");
     }
