@@ -295,6 +295,8 @@ std::vector<std::pair<Kernel, double>> read_measured_kernels_section(const nlohm
       k = matrix_kernel_of(op, r.at("params"), *dtype);
     } catch (const nlohmann::json::exception& e) {
       r.fail("params", std::string("do not describe a ") + op + ": " + e.what());
+    } catch (const InputError& e) {
+      r.fail("params", std::string("do not describe a ") + op + ": " + e.what());
     }
     if (!k) r.fail("op", "must be gemm, conv_forward, conv_backward_data or conv_backward_filter");
     r.check_unknown();

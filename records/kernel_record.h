@@ -15,7 +15,8 @@ namespace dnnperf {
 
 /// The kernel of a "gemm", "conv_forward", "conv_backward_data" or "conv_backward_filter" record,
 /// counted as the lowering counts it; nullopt for other ops. Throws nlohmann::json::exception for
-/// missing or mistyped params.
+/// missing or mistyped params, InputError (naming the field) for values no kernel has: a zero
+/// stride, a negative pad, groups that do not divide the channels, a tensor past 2^48 elements.
 std::optional<Kernel> matrix_kernel_of(const std::string& op, const nlohmann::json& params, DType dtype);
 
 /// The record "op" and "params" of a GEMM or convolution kernel (the inverse of matrix_kernel_of).

@@ -141,6 +141,10 @@ json run_context(const json& libraries) {
 
 std::vector<Record> read_records(const std::string& path) {
   std::ifstream in = open_input_file(path, "measurement file");
+  return read_records(in, path);
+}
+
+std::vector<Record> read_records(std::istream& in, const std::string& path) {
   std::vector<Record> records;
   std::string line;
   int number = 0;

@@ -5,6 +5,7 @@
 // A file is JSON Lines: a context line opens each run ({"type": "context", ...}: host, date, tool
 // and library versions, build), then one {"type": "record", ...} line per measurement. Records are
 // written and flushed one at a time, so an interrupted run keeps everything measured before.
+#include <istream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,5 +62,8 @@ std::string utc_now();
 /// Reads every record of a measurement file; throws InputError naming the file and line for a
 /// malformed one (a truncated last line, as an interrupted writer may leave, is skipped).
 std::vector<Record> read_records(const std::string& path);
+
+/// The same from an open stream; `source` names it in errors (a path, "<stdin>").
+std::vector<Record> read_records(std::istream& in, const std::string& source);
 
 }  // namespace dnnperf::bench

@@ -65,8 +65,9 @@ void Platform::connect(const std::vector<std::tuple<int, int, TransferCost>>& li
                          devices[static_cast<std::size_t>(j)].name + "' (add a link or a network between servers)");
 }
 
-Platform load_platform(const std::string& path) {
-  const json doc = read_json_file(path);
+Platform load_platform(const std::string& path) { return platform_from_json(read_json_file(path), path); }
+
+Platform platform_from_json(const json& doc, const std::string& path) {
   JsonObjectReader r(doc, path);
   Platform p;
   p.path = path;

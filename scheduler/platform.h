@@ -66,4 +66,8 @@ class Platform {
 /// relative to the platform file's directory.
 Platform load_platform(const std::string& path);
 
+/// The same from a parsed document; `path` names it in errors and places the relative profile
+/// lookups.
+Platform platform_from_json(const nlohmann::json& document, const std::string& path);
+
 }  // namespace dnnperf

@@ -11,6 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libonnx-dev libprotobuf-dev protobuf-compiler
   coinor-libcbc-dev
+  librapidcheck-dev clang libfuzzer-14-dev
   python3-torch python3-torchvision python3-onnx python3-matplotlib python3-numpy python3-sklearn
 )
 

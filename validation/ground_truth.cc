@@ -98,6 +98,8 @@ Drift drift_of(const HardwareProfile& hw, const std::vector<Retimed>& retimed, c
       if (const auto it = then.find(matrix_kernel_key(*k)); it != then.end()) ratios.push_back(r.seconds / it->second);
     } catch (const nlohmann::json::exception&) {
       continue;  // a kernel whose parameters do not parse says nothing of the drift
+    } catch (const InputError&) {
+      continue;  // nor one whose parameters no kernel has
     }
   }
   if (ratios.empty()) {

@@ -197,6 +197,7 @@ TensorShape reshape_target(const TensorShape& x, const std::vector<std::int64_t>
       continue;
     }
     if (d < -1) fail("reshape dimension " + std::to_string(d) + " is negative");
+    if (d > 0 && known > kMaxTensorElements / d) fail("reshape target " + std::to_string(d) + " at position " + std::to_string(i) + " makes a tensor of more than 2^48 elements");
     known *= d;
     y.push_back(d);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
 #include <cmath>
 #include <random>
 #include <set>
@@ -341,11 +342,18 @@ ShapeSet skinny_sample(std::int64_t count, std::uint64_t seed) {
   return set;
 }
 
-std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what) {
+// A set of more shapes than this would take days to measure; a size past it is no GEMM a
+// network runs (2^24 squared is one tensor's bound, kMaxTensorElements).
+constexpr std::int64_t kMaxShapeCount = 100000;
+constexpr std::int64_t kMaxSquareSize = std::int64_t{1} << 24;
+
+std::int64_t parse_positive(std::string_view text, const std::string& spec, const char* what,
+                            std::int64_t most = std::numeric_limits<std::int64_t>::max()) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v <= 0)
     throw InputError("shape set '" + spec + "': " + what + " must be a positive integer, is '" + std::string(text) + "'");
+  if (v > most) throw InputError("shape set '" + spec + "': " + what + " must be at most " + std::to_string(most) + ", is " + std::string(text));
   return v;
 }
 
@@ -381,7 +389,7 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     std::string_view rest = std::string_view(spec).substr(7);
     while (!rest.empty()) {
       const std::size_t comma = rest.find(',');
-      const std::int64_t n = parse_positive(rest.substr(0, comma), spec, "a size");
+      const std::int64_t n = parse_positive(rest.substr(0, comma), spec, "a size", kMaxSquareSize);
       set.gemms.push_back({n, n, n, 1, false, false});
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     }
@@ -391,7 +399,7 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
     const bool depthwise = spec.rfind("depthwise:", 0) == 0, cnn = spec.rfind("cnn:", 0) == 0, late = spec.rfind("late:", 0) == 0;
     const std::string rest = spec.substr(spec.find(':') + 1);
     const std::size_t colon = rest.find(':');
-    const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
+    const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count", kMaxShapeCount);
     std::uint64_t seed = 1;
     double max_flops = 0;
     if (colon != std::string::npos) {
@@ -410,7 +418,7 @@ ShapeSet shape_set(const std::string& spec, std::int64_t batch) {
   if (wide || skinny) {
     const std::string rest = spec.substr(wide ? 5 : 7);
     const std::size_t colon = rest.find(':');
-    const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count");
+    const std::int64_t n = parse_positive(std::string_view(rest).substr(0, colon), spec, "the count", kMaxShapeCount);
     const std::uint64_t seed = colon == std::string::npos ? 1 : static_cast<std::uint64_t>(parse_positive(std::string_view(rest).substr(colon + 1), spec, "the seed"));
     return wide ? wide_output_sample(n, seed) : skinny_sample(n, seed);
   }

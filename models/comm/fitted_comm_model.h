@@ -10,7 +10,9 @@
 namespace dnnperf {
 
 /// Seconds for `bytes` over `ranks` under `model` (or its own model of that rank count), with
-/// the 95% interval from the parameters' covariance and the residual spread.
+/// the 95% interval from the parameters' covariance and the residual spread. Never less than
+/// the time over ranks/2, ranks/4, ... (down to 2): monotone along doublings of the ranks, also
+/// past the counts the model was fitted to.
 CommPrediction comm_prediction(const FittedCommModel& model, double bytes, int ranks);
 double comm_seconds(const FittedCommModel& model, double bytes, int ranks);
 

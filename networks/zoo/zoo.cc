@@ -232,7 +232,7 @@ std::vector<Registered> make_registry() {
   add_decoder("mixtral-8x7b", "Mixtral 8x7B mixture of experts (32 layers, 8 experts, top 2), seq 4096", mixtral);
   add_decoder("transformer", "Decoder builder: transformer:layers=,hidden=,heads=[,kv_heads=,ffn=,seq=,vocab=,mlp=gelu|swiglu,norm=layer|rms,"
               "position=learned|rotary,tied_head=0|1,bias=0|1,flash=0|1,experts=,top_k=,capacity_factor=,moe_every=]",
-              llama_spec(32, 4096, 32, 32, 11008, 4096, 32000));
+              llama_spec(32, 4096, 32, 0, 11008, 4096, 32000));  // kv_heads 0: as many as heads, whatever heads= says
   add_sequence_model("transformer_encoder", "Transformer encoder classifier (4 layers, hidden 256), seq 128",
       [](Settings& s, const NetworkOptions& o) {
         EncoderClassifierConfig c;

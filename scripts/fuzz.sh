@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Fuzzes every reader with libFuzzer (tests/fuzz/): builds the targets with clang, ASan and UBSan
+# in build-fuzz/, seeds each corpus from data/ and the tests' fixtures, runs each target for
+# SECONDS, and fails on any crash, leak, timeout (> 1 s an input) or out-of-memory (> 2 GB).
+#   scripts/fuzz.sh SECONDS [TARGET ...]      (default: every target; FUZZ_JOBS at once, default nproc)
+# Corpora persist in build-fuzz/corpus/TARGET, so a second run goes on from the first. A finding is
+# left in build-fuzz/artifacts/TARGET/; copy it to tests/fuzz/regressions/TARGET/ once fixed, where
+# ctest's fuzz/TARGET replays it. The summary (executions, coverage) is build-fuzz/fuzz-report.tsv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET ...]}
+shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(network_json network_spec onnx hardware_profile platform records cli_arguments)
+build=${DNNPERF_FUZZ_BUILD_DIR:-build-fuzz}
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+scripts/setup.sh
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDNNPERF_FUZZ=ON \
+  -DDNNPERF_BUILD_TESTS=OFF -DDNNPERF_BUILD_BENCHMARKS=OFF -DDNNPERF_WITH_CUDA=OFF -DDNNPERF_WITH_MPI=OFF >/dev/null
+cmake --build "$build" --target fuzz_targets -j"$(nproc)"
+
+# Seeds: the hand-written ones, every regression input, and the shipped files each reader reads.
+seed() {  # target, files...
+  local target=$1; shift
+  mkdir -p "$build/corpus/$target"
+  for f in "$@"; do [ -f "$f" ] && cp -n "$f" "$build/corpus/$target/" 2>/dev/null || true; done
+}
+for t in "${targets[@]}"; do
+  seed "$t" tests/fuzz/seeds/"$t"/* tests/fuzz/regressions/"$t"/*
+done
+seed network_json data/networks/*.json
+seed hardware_profile data/hardware/*.json data/hardware/calibrated/*.json
+seed platform data/platforms/*.json
+# Measurement files are megabytes; their first lines carry every record kind and keep mutations fast.
+mkdir -p "$build/corpus/records"
+find data tests/data -name '*.jsonl' | while read -r f; do
+  head -n 12 "$f" > "$build/corpus/records/$(echo "$f" | tr '/' '_')"
+done
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+run_one() {
+  local t=$1 log="$build/logs/$1.log"
+  mkdir -p "$build/artifacts/$t" "$build/logs"
+  local status=0
+  "$build/bin/fuzz-$t" "$build/corpus/$t" -dict="tests/fuzz/dict/$t.dict" -max_total_time="$seconds" \
+    -timeout=1 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$build/artifacts/$t/" >"$log" 2>&1 || status=$?
+  echo "$t $status"
+}
+export -f run_one
+export build seconds
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}' > "$build/status.txt"
+
+# One line per target: executions, coverage (edges, features), corpus, findings.
+failed=0
+printf 'target\tseconds\texecutions\texec_per_s\tedges\tfeatures\tcorpus\tfindings\tstatus\n' > "$build/fuzz-report.tsv"
+for t in "${targets[@]}"; do
+  log="$build/logs/$t.log"
+  status=$(awk -v t="$t" '$1 == t {print $2}' "$build/status.txt")
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  last=$(grep -E '^#[0-9]+' "$log" | grep 'cov:' | tail -1)
+  edges=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || echo 0)
+  features=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo 0)
+  corpus=$(ls "$build/corpus/$t" | wc -l)
+  findings=$(ls "$build/artifacts/$t" | wc -l)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$seconds" "${execs:-0}" "${rate:-0}" "${edges:-0}" "${features:-0}" "$corpus" "$findings" "$status" >> "$build/fuzz-report.tsv"
+  if [ "$status" != 0 ] || [ "$findings" != 0 ]; then
+    failed=1
+    echo "fuzz: $t found a problem (exit $status); see $log and $build/artifacts/$t/" >&2
+    grep -E 'ERROR|==[0-9]+==|terminate|DNNPERF_CHECK|internal' "$log" | head -5 >&2 || true
+  fi
+done
+column -t -s $'\t' "$build/fuzz-report.tsv"
+exit $failed
