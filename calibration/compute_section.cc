@@ -67,7 +67,8 @@ std::vector<ReferencePass> reference_passes(const std::vector<std::string>& file
   std::vector<ReferencePass> out;
   std::set<std::pair<std::string, std::int64_t>> seen;
   for (const std::string& file : files)
-    for (const bench::Record& r : bench::read_records(file)) {
+    for (bench::RecordStream records(file); const bench::Record* record = records.next();) {
+      const bench::Record& r = *record;
       // Only what torch_bench.py --kernels can time again: its own passes, over a plain buffer.
       if (!r.op.starts_with("memory_") || r.library != "PyTorch" || r.status != "ok" || !r.timing || r.params.size() != 1 || !r.params.contains("bytes"))
         continue;
@@ -90,7 +91,8 @@ nlohmann::json measured_on(std::ostream& log, const std::vector<std::string>& fi
     // A run's records share its context line: each is read and keyed once.
     const nlohmann::json* context = nullptr;
     std::string cpu_key, allocator;
-    for (const bench::Record& r : bench::read_records(file)) {
+    for (bench::RecordStream records(file); const bench::Record* record = records.next();) {
+      const bench::Record& r = *record;
       if (!r.context) continue;
       if (r.context.get() != context) {
         context = r.context.get();
@@ -249,19 +251,10 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
     throw InputError("--dtype: unknown element type '" + o.dtype + "' (f32, bf16, f16, ...)");
   const fitting::ComputeData all_types = data;  // the GPU family fits every element type at once
   fitting::keep_one_matrix_type(data, dtype);
-  // One line per reason: the first record it excluded and how many more.
-  std::map<std::string, std::pair<std::string, int>> excluded;
-  std::vector<std::string> reasons;
-  for (const fitting::Exclusion& e : data.excluded) {
-    if (e.reason.find("--max-flops") != std::string::npos) continue;
-    auto [it, fresh] = excluded.try_emplace(e.reason, e.where, 0);
-    if (fresh) reasons.push_back(e.reason);
-    ++it->second.second;
-  }
-  for (const std::string& r : reasons) {
-    const auto& [where, count] = excluded.at(r);
-    log << "excluded: " << where << (count > 1 ? " and " + std::to_string(count - 1) + " more" : "") << ": " << r << "\n";
-  }
+  std::vector<fitting::Exclusion> excluded;
+  for (const fitting::Exclusion& e : data.excluded)
+    if (e.reason.find("--max-flops") == std::string::npos) excluded.push_back(e);
+  fitting::log_exclusions(log, excluded);
   ComputeFitted fitted;
   fitted.co_running = fit_co_running(log, data, profile, sources);
   fitted.ddp_steps = data.ddp_steps;

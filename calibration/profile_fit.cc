@@ -152,7 +152,7 @@ FittedProfile fit_profile(std::ostream& log, const FitOptions& o) {
   // their own (--steps).
   if (compute && profile.contains("device")) profile["device"].erase("step_sigma");
   const fitting::CommData data = fitting::load_comm_data(o.files, o.collective);
-  for (const fitting::Exclusion& e : data.excluded) log << "excluded: " << e.where << ": " << e.reason << "\n";
+  fitting::log_exclusions(log, data.excluded);
   if (data.samples.empty()) {
     if (!compute && !fitted.co_running) throw InputError("no usable " + o.collective + " or compute measurements in the given files");
     if (!fitted.ddp_steps.empty())

@@ -441,7 +441,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> shipped_hardware_p
 
 HardwareProfile find_hardware_profile(const std::string& name) {
   if (name.find('/') != std::string::npos || name.ends_with(".json")) {
-    if (!std::filesystem::exists(name)) throw InputError(name + ": no such hardware profile file");
+    std::error_code error;  // a name too long for a path is no file either
+    if (!std::filesystem::exists(name, error)) throw InputError(name + ": no such hardware profile file");
     return load_hardware_profile(name);
   }
   const auto dir = shipped_data_dir() / "hardware";

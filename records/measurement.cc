@@ -79,6 +79,7 @@ Record Record::from_json(const json& j, const std::string& where) {
   r.dtype = text("dtype");
   r.algorithm = text("algorithm");
   r.layout = need("layout");
+  if (!r.layout.is_object()) throw InputError(where + ": field 'layout' must be an object");
   r.library = text("library");
   r.library_version = text("library_version");
   r.host = text("host");
@@ -86,9 +87,18 @@ Record Record::from_json(const json& j, const std::string& where) {
   r.status = text("status");
   if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
     throw InputError(where + ": field 'status' must be ok, skipped or failed");
-  if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
-  if (j.contains("verified")) r.verified = j["verified"].get<bool>();
-  if (j.contains("metrics")) r.metrics = j["metrics"];
+  if (j.contains("reason")) {
+    if (!j["reason"].is_string()) throw InputError(where + ": field 'reason' must be a string");
+    r.reason = j["reason"].get<std::string>();
+  }
+  if (j.contains("verified")) {
+    if (!j["verified"].is_boolean()) throw InputError(where + ": field 'verified' must be true or false");
+    r.verified = j["verified"].get<bool>();
+  }
+  if (j.contains("metrics")) {
+    r.metrics = j["metrics"];
+    if (!r.metrics.is_object()) throw InputError(where + ": field 'metrics' must be an object");
+  }
   if (r.status == "ok") {
     const json& s = need("seconds");
     Timing t;
@@ -139,40 +149,56 @@ json run_context(const json& libraries) {
           {"cpu", this_cpu()}};
 }
 
-std::vector<Record> read_records(const std::string& path) {
-  std::ifstream in = open_input_file(path, "measurement file");
-  return read_records(in, path);
-}
+RecordStream::RecordStream(const std::string& path)
+    : owned_(std::make_unique<std::ifstream>(open_input_file(path, "measurement file"))), in_(owned_.get()), source_(path) {}
 
-std::vector<Record> read_records(std::istream& in, const std::string& path) {
-  std::vector<Record> records;
-  std::string line;
-  int number = 0;
-  std::shared_ptr<const json> context;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(number);
+RecordStream::RecordStream(std::istream& in, std::string source) : in_(&in), source_(std::move(source)) {}
+
+const Record* RecordStream::next() {
+  while (std::getline(*in_, line_)) {
+    ++line_number_;
+    if (line_.empty()) continue;
+    const std::string where = source_ + ":" + std::to_string(line_number_);
     json j;
     try {
-      j = parse_json(line, where);
+      j = parse_json(line_, where);
     } catch (const InputError&) {
-      if (in.peek() == EOF) break;  // a last line cut short by an interrupted run
+      if (in_->peek() == EOF) return nullptr;  // a last line cut short by an interrupted run
       throw;
     }
-    const std::string type = j.value("type", "");
+    if (!j.is_object()) throw InputError(where + ": a line must be a JSON object");
+    const auto type_field = j.find("type");
+    const std::string type = type_field != j.end() && type_field->is_string() ? type_field->get<std::string>() : "";
     if (type == "context") {
-      if (j.value("schema", "") != kMeasurementSchema)
+      const auto schema = j.find("schema");
+      if (schema == j.end() || *schema != kMeasurementSchema)
         throw InputError(where + ": schema must be \"" + std::string(kMeasurementSchema) + "\"");
-      context = std::make_shared<const json>(std::move(j));
+      context_ = std::make_shared<const json>(std::move(j));
     } else if (type == "record") {
-      if (!context) throw InputError(where + ": a record before any context line");
-      records.push_back(Record::from_json(j, where));
-      records.back().context = context;
+      if (!context_) throw InputError(where + ": a record before any context line");
+      record_ = Record::from_json(j, where);
+      record_.context = context_;
+      ++index_;
+      return &record_;
     } else {
       throw InputError(where + ": field 'type' must be \"context\" or \"record\"");
     }
   }
+  if (in_->bad()) throw InputError(source_ + ": cannot read the measurement file");
+  return nullptr;
+}
+
+std::vector<Record> read_records(const std::string& path) {
+  std::vector<Record> records;
+  RecordStream stream(path);
+  while (const Record* r = stream.next()) records.push_back(*r);
+  return records;
+}
+
+std::vector<Record> read_records(std::istream& in, const std::string& source) {
+  std::vector<Record> records;
+  RecordStream stream(in, source);
+  while (const Record* r = stream.next()) records.push_back(*r);
   return records;
 }
 

@@ -59,8 +59,37 @@ nlohmann::json run_context(const nlohmann::json& libraries);
 std::string hostname();
 std::string utc_now();
 
-/// Reads every record of a measurement file; throws InputError naming the file and line for a
-/// malformed one (a truncated last line, as an interrupted writer may leave, is skipped).
+/// A measurement file read one record at a time, so that a file of millions of records is read
+/// in the memory of one:
+///
+///   bench::RecordStream records(path);
+///   while (const bench::Record* r = records.next()) use(*r, records.index());
+///
+/// next() throws InputError naming the file and line for a malformed line (a truncated last
+/// line, as an interrupted writer may leave, ends the file instead).
+class RecordStream {
+ public:
+  explicit RecordStream(const std::string& path);
+  /// Reads from `in`, which must outlive the stream; `source` names it in errors.
+  RecordStream(std::istream& in, std::string source);
+
+  /// The next record, or nullptr at the end; valid until the next call.
+  const Record* next();
+  /// The index of the record next() returned last, from 0 (records only, not lines).
+  std::size_t index() const { return index_ - 1; }
+
+ private:
+  std::unique_ptr<std::istream> owned_;
+  std::istream* in_;
+  std::string source_;
+  std::string line_;
+  int line_number_ = 0;
+  std::size_t index_ = 0;
+  std::shared_ptr<const nlohmann::json> context_;
+  Record record_;
+};
+
+/// Every record of a measurement file (RecordStream's checks); for files that fit in memory.
 std::vector<Record> read_records(const std::string& path);
 
 /// The same from an open stream; `source` names it in errors (a path, "<stdin>").

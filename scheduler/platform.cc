@@ -25,7 +25,8 @@ TransferCost read_link_cost(JsonObjectReader& r) {
 
 HardwareProfile resolve_hardware(const std::string& name, const std::filesystem::path& base, const std::string& where) {
   const std::filesystem::path relative = base / name;
-  if (std::filesystem::is_regular_file(relative)) return load_hardware_profile(relative.string());
+  std::error_code error;
+  if (std::filesystem::is_regular_file(relative, error)) return load_hardware_profile(relative.string());
   try {
     return find_hardware_profile(name);
   } catch (const InputError& e) {

@@ -50,7 +50,7 @@ nlohmann::json comm_json(const fitting::CommData& data, const std::vector<fittin
 }
 
 void print_comm(const fitting::CommData& data, const std::vector<fitting::CommScore>& scores, const std::string& profile) {
-  for (const fitting::Exclusion& e : data.excluded) std::cout << "excluded: " << e.where << ": " << e.reason << "\n";
+  fitting::log_exclusions(std::cout, data.excluded);
   std::cout << data.samples.size() << " all-reduce measurements from " << data.host << " priced with " << profile << "\n\n"
             << std::left << std::setw(22) << "algorithm" << std::setw(10) << "mode" << std::setw(10) << "model" << std::right << std::setw(6) << "ranks"
             << std::setw(7) << "count" << std::setw(8) << "MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(9) << "in 95%"

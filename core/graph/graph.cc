@@ -19,7 +19,13 @@ int Graph::add_tensor(std::string name, TensorShape shape, DType dtype, TensorRo
   return static_cast<int>(tensors_.size()) - 1;
 }
 
+void Graph::check_op_count(std::int64_t ops, const std::string& where) {
+  if (ops > kMaxOps)
+    throw InputError(where + ": " + std::to_string(ops) + " ops, more than the " + std::to_string(kMaxOps) + " a network may hold (docs/network-format.md, Limits)");
+}
+
 std::span<const int> Graph::add_op(OpKind kind, std::string name, OpAttrs attrs, std::vector<int> inputs) {
+  if (static_cast<std::int64_t>(ops_.size()) >= kMaxOps) check_op_count(static_cast<std::int64_t>(ops_.size()) + 1, "network '" + name_ + "'");
   thread_local std::vector<const Tensor*> in;
   thread_local std::vector<OutputSpec> out;
   in.clear();

@@ -26,6 +26,13 @@ class Graph {
   /// The most elements all of a graph's tensors may hold together: 2^56, so that any sum over a
   /// network (parameters, activation bytes at 8 bytes an element) stays exact in int64.
   static constexpr std::int64_t kMaxGraphElements = std::int64_t{1} << 56;
+  /// The most ops a graph may hold: 2^18 (262,144). The zoo's largest decoder (4096 layers) has
+  /// 123,000; a graph's ops, their kernels and a step's summary take about 2 kB each, so that
+  /// every command stays within 1 GB.
+  static constexpr std::int64_t kMaxOps = std::int64_t{1} << 18;
+  /// Throws InputError naming `where` when a network of `ops` ops would pass kMaxOps: importers
+  /// call it before building, so that a file of a million layers is refused at once.
+  static void check_op_count(std::int64_t ops, const std::string& where);
 
   /// Adds a tensor that no op produces (role input, parameter, buffer or constant). Parameters
   /// get requires_grad. Throws InputError on a non-positive dimension or a size past

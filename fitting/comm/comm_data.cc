@@ -33,9 +33,10 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
   };
   std::map<std::tuple<std::string, CommMode, double, int>, Seen> seen;
   for (const std::string& file : files) {
-    const auto records = bench::read_records(file);
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const bench::Record& r = records[i];
+    bench::RecordStream records(file);
+    while (const bench::Record* record = records.next()) {
+      const bench::Record& r = *record;
+      const std::size_t i = records.index();
       if (r.op != collective) continue;
       const std::string where = file + " record " + std::to_string(i + 1);
       if (r.status != "ok" || !r.timing) {
@@ -99,7 +100,7 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
         // Layout fields a record lacks (0) are unknown, not different: older records did not carry them.
         const auto clash = [](double a, double b) { return a > 0 && b > 0 && a != b; };
         if (first.file == file) {
-          data.excluded.push_back({where, "duplicate of " + first.where_in_file});
+          data.excluded.push_back({where + " (a repeat of " + first.where_in_file + ")", "measured again in the same file: the first record is kept"});
         } else if (clash(s.eager_limit, f.eager_limit) || clash(s.nodes, f.nodes) || clash(s.cpus_per_node, f.cpus_per_node) ||
                    (!s.mpi_threads.empty() && !f.mpi_threads.empty() && s.mpi_threads != f.mpi_threads)) {
           data.excluded.push_back({where, "a run of " + first.where + " on another layout (eager limit, nodes, CPUs or MPI thread level)"});
@@ -145,6 +146,21 @@ CommData load_comm_data(const std::vector<std::string>& files, const std::string
   }
   if (!hosts.empty()) data.host = *hosts.begin();
   return data;
+}
+
+void log_exclusions(std::ostream& log, const std::vector<Exclusion>& excluded, std::size_t most) {
+  std::map<std::string, std::pair<std::string, std::size_t>> by_reason;  // reason -> first where, count
+  std::vector<std::string> reasons;
+  for (const Exclusion& e : excluded) {
+    auto [it, fresh] = by_reason.try_emplace(e.reason, e.where, 0);
+    if (fresh) reasons.push_back(e.reason);
+    ++it->second.second;
+  }
+  for (std::size_t i = 0; i < reasons.size() && i < most; ++i) {
+    const auto& [where, count] = by_reason.at(reasons[i]);
+    log << "excluded: " << where << (count > 1 ? " and " + std::to_string(count - 1) + " more" : "") << ": " << reasons[i] << "\n";
+  }
+  if (reasons.size() > most) log << "excluded: " << reasons.size() - most << " more reasons\n";
 }
 
 }  // namespace dnnperf::fitting

@@ -1,6 +1,7 @@
 #pragma once
 // Communication measurements prepared for fitting: one sample per (algorithm, size, ranks), with
 // every record that cannot be used excluded and reported with its reason.
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct Exclusion {
   std::string where;   // file:line or algorithm
   std::string reason;
 };
+
+/// Writes `excluded` to `log`, one line per reason ("excluded: FIRST and N more: REASON"), at most
+/// `most` reasons and then how many more: a file of a million repeated records is one line, not a
+/// million.
+void log_exclusions(std::ostream& log, const std::vector<Exclusion>& excluded, std::size_t most = 20);
 
 struct CommData {
   std::vector<CommSample> samples;

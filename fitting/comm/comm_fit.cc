@@ -215,11 +215,26 @@ FitOutcome fit_comm_model(CommModelKind kind, const std::string& algorithm, cons
     // Coordinate search over the discrete choices; Ceres fits the rest at each.
     // Candidate thresholds: halfway (geometrically) between consecutive measured sizes, where
     // the data cannot tell where in the gap a switch lies; and none.
+    // A campaign of many sizes (a file of 10^6 records) keeps the search bounded: at most
+    // kMaxThresholds gaps, evenly over the sorted sizes, each tried on at most kMaxSearchSamples
+    // samples evenly over the sorted ones; the final solve below takes every sample. Bench's
+    // grids (30 sizes, a few hundred samples) are searched whole, as before.
+    constexpr std::size_t kMaxThresholds = 32, kMaxSearchSamples = 256;
+    const std::vector<double> sorted(sizes.begin(), sizes.end());
     std::vector<double> thresholds;
-    for (auto it = sizes.begin(); std::next(it) != sizes.end(); ++it) thresholds.push_back(std::sqrt(*it * *std::next(it)));
+    const std::size_t gaps = sorted.size() - 1, stride = (gaps + kMaxThresholds - 1) / kMaxThresholds;
+    for (std::size_t i = 0; i < gaps; i += std::max<std::size_t>(stride, 1)) thresholds.push_back(std::sqrt(sorted[i] * sorted[i + 1]));
     thresholds.push_back(std::numeric_limits<double>::infinity());
+    std::vector<CommSample> thinned;
+    const std::vector<CommSample>* search = &s;
+    if (s.size() > kMaxSearchSamples) {
+      std::vector<CommSample> ordered = s;
+      std::sort(ordered.begin(), ordered.end(), [](const CommSample& a, const CommSample& b) { return std::tie(a.ranks, a.bytes) < std::tie(b.ranks, b.bytes); });
+      for (std::size_t i = 0; i < kMaxSearchSamples; ++i) thinned.push_back(ordered[i * ordered.size() / kMaxSearchSamples]);
+      search = &thinned;
+    }
     const auto try_fit = [&] {
-      Solved r = solve(m, s, false);
+      Solved r = solve(m, *search, false);
       if (r.cost < best.cost) best = r;
       return r.cost;
     };

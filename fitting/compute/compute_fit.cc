@@ -1001,9 +1001,10 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
   std::vector<OpHost> op_host;
   std::vector<std::pair<std::string, ComputeData::PassDistance>> pass_distances;  // with their file
   for (const std::string& file : files) {
-    const auto records = bench::read_records(file);
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const bench::Record& r = records[i];
+    bench::RecordStream records(file);
+    while (const bench::Record* record = records.next()) {
+      const bench::Record& r = *record;
+      const std::size_t i = records.index();
       const std::string where = file + " record " + std::to_string(i + 1);
       if (r.op == "host_op") {
         if (const auto t = read_op_host(r, where, d)) op_host.push_back({file, std::get<0>(*t), std::get<1>(*t), std::get<2>(*t)});

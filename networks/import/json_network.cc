@@ -198,6 +198,7 @@ Graph network_from_json(const json& doc, const std::string& source, const Import
 
   const json& layers = member(doc, "layers", source);
   if (!layers.is_array() || layers.empty()) throw InputError(source + ": field 'layers' must be a non-empty list");
+  Graph::check_op_count(static_cast<std::int64_t>(layers.size()), source + ": field 'layers'");
   // Layers may be listed in any order: sort them so each comes after the layers it reads.
   std::vector<std::string> names(layers.size());
   std::map<std::string, std::size_t> producer;

@@ -22,12 +22,14 @@ Graph load_network(const std::string& spec, const LoadOptions& options) {
   if (json || onnx) {
     if (options.image || options.sequence)
       throw InputError(spec + ": input and sequence sizes apply to zoo networks only; a file fixes its own shapes");
-    if (!std::filesystem::exists(spec)) throw InputError(spec + ": no such file");
+    std::error_code error;  // a name too long for a path is no file either
+    if (!std::filesystem::exists(spec, error)) throw InputError(spec + ": no such file");
     ImportOptions import;
     import.batch = options.batch;
     return json ? load_json_network(spec, import) : load_onnx_network(spec, import);
   }
-  if (!is_zoo_network(spec) && std::filesystem::exists(spec))
+  std::error_code error;
+  if (!is_zoo_network(spec) && std::filesystem::exists(spec, error))
     throw InputError(spec + ": a network file must end in .json or .onnx");
   NetworkOptions zoo;
   zoo.batch = options.batch.value_or(1);

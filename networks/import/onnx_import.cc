@@ -102,6 +102,7 @@ class Importer {
 
   std::vector<int> topological_order() const {
     const onnx::GraphProto& g = model_.graph();
+    Graph::check_op_count(g.node_size(), source_ + ": graph.node");
     std::map<std::string, int> producer;
     for (int i = 0; i < g.node_size(); ++i)
       for (const auto& out : g.node(i).output())
@@ -551,6 +552,12 @@ class Importer {
       // A transposed weight (an exporter's layout change, not work done every step): the weight
       // stays a parameter, seen with the permuted shape.
       if (a.perm.size() != rank) fail(node, "perm does not match the rank of '" + node.input(0) + "'");
+      std::vector<bool> taken(rank, false);
+      for (std::int64_t axis : a.perm) {
+        if (axis < 0 || axis >= static_cast<std::int64_t>(rank) || taken[static_cast<std::size_t>(axis)])
+          fail(node, "perm is not a permutation of the axes of '" + node.input(0) + "'");
+        taken[static_cast<std::size_t>(axis)] = true;
+      }
       Value v = in;
       for (std::size_t i = 0; i < rank; ++i) v.known.shape[i] = in.known.shape[static_cast<std::size_t>(a.perm[i])];
       v.known.has_data = false;

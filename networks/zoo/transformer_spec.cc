@@ -185,6 +185,11 @@ double transformer_training_flops(const TransformerSpec& s, std::int64_t sequenc
 
 Graph build_transformer(const TransformerSpec& s, const NetworkOptions& o) {
   s.validate();
+  // Refuse a graph past Graph::kMaxOps before building it: a layer's ops do not depend on the
+  // batch or sequence, and the fewer of a dense and a mixture layer bound the whole from below.
+  std::size_t per_layer = build_transformer_layer(s, 0, {1, 1, 1, 0}).ops().size();
+  if (s.layers > 1) per_layer = std::min(per_layer, build_transformer_layer(s, 1, {1, 1, 1, 0}).ops().size());
+  Graph::check_op_count(static_cast<std::int64_t>(per_layer) * s.layers, s.name + ": field 'layers'");
   const std::int64_t seq = sequence_of(s, o.sequence.value_or(0));
   NetworkBuilder b(s.name);
   b.reserve_hint(static_cast<std::size_t>(s.layers) * 18 + 16);

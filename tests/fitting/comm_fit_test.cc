@@ -309,7 +309,7 @@ TEST_CASE("Bad records are excluded with their reason, and systems are not mixed
   const CommData d = load_comm_data({path}, "allreduce");
   CHECK(d.samples.size() == 1);
   REQUIRE(d.excluded.size() == 3);
-  CHECK_THAT(d.excluded[0].reason, Catch::Contains("duplicate"));
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("measured again in the same file"));
   CHECK_THAT(d.excluded[1].reason, Catch::Contains("layout.eager_limit is not a positive number"));
   CHECK_THAT(d.excluded[2].reason, Catch::Contains("skipped: does not fit"));
   // The same measurement from another host: one fit must not mix systems.
@@ -360,7 +360,8 @@ TEST_CASE("The same points in several files are repeated runs: their median is f
   CHECK(d.samples[1].run_spread == 0.0);
   CHECK(d.samples[2].seconds == Approx(4.0e-5));
   REQUIRE(d.excluded.size() == 2);
-  CHECK_THAT(d.excluded[0].reason, Catch::Contains("duplicate of " + second + " record 2"));
+  CHECK_THAT(d.excluded[0].where, Catch::Contains("a repeat of " + second + " record 2"));
+  CHECK_THAT(d.excluded[0].reason, Catch::Contains("measured again in the same file"));
   CHECK_THAT(d.excluded[1].reason, Catch::Contains("a run of " + first + " record 2 on another layout"));
   for (const auto& f : {first, second, third, fourth}) std::filesystem::remove(f);
 }

@@ -26,7 +26,7 @@ const HardwareProfile& a100() {
 }  // namespace
 
 TEST_CASE("Every GPU's order runs each chunk's micro-batches forward before backward", "[model_parallel]") {
-  for (const auto [p, v, m] : {std::tuple{4, 1, 8}, std::tuple{4, 2, 8}, std::tuple{8, 3, 16}, std::tuple{2, 1, 1}}) {
+  for (const auto& [p, v, m] : {std::tuple{4, 1, 8}, std::tuple{4, 2, 8}, std::tuple{8, 3, 16}, std::tuple{2, 1, 1}}) {
     for (int r = 0; r < p; ++r) {
       INFO("p " << p << " v " << v << " m " << m << " stage " << r);
       const auto order = pipeline_order(p, v, m, r);
@@ -53,7 +53,7 @@ TEST_CASE("The simulated bubble is (p - 1)(F + B), and 1/v of it interleaved", "
   PipelineSimulator sim;
   // Narayanan et al. 2021, section 2.2: with t_f and t_b per micro-batch and stage, 1F1B takes
   // (m + p - 1)(t_f + t_b); interleaving v chunks cuts the bubble to (p - 1)(t_f + t_b) / v.
-  for (const auto [p, m] : {std::pair{4, 8}, std::pair{8, 32}, std::pair{2, 2}}) {
+  for (const auto& [p, m] : {std::pair{4, 8}, std::pair{8, 32}, std::pair{2, 2}}) {
     INFO("p " << p << " m " << m);
     const PipelineResult r = sim.run(uniform(p, 1, m, 1.0, 2.0));
     CHECK(r.iteration_s == Approx((m + p - 1) * 3.0));
