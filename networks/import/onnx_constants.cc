@@ -5,15 +5,24 @@
 #include <cstring>
 
 #include "core/common/error.h"
+#include "core/graph/tensor_shape.h"
 
 namespace dnnperf::onnx_import {
 namespace {
 
 constexpr double kIntLimit = 4.611686018427387904e18;  // 2^62
 
+// Saturates just past one tensor's bound (2^48) instead of overflowing: a constant that large is
+// never folded, and the graph refuses it as a tensor. A zero dimension makes 0 wherever it is; a
+// negative one (never valid) -1.
 std::int64_t numel_of(const std::vector<std::int64_t>& shape) {
+  constexpr std::int64_t kSaturated = kMaxTensorElements + 1;
   std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
+  for (std::int64_t d : shape) {
+    if (d == 0) return 0;
+    if (d < 0) return -1;
+  }
+  for (std::int64_t d : shape) n = n > kSaturated / d ? kSaturated : std::min(n * d, kSaturated);
   return n;
 }
 

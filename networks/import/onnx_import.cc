@@ -646,7 +646,13 @@ Graph onnx_network_from_bytes(const std::string& bytes, const std::string& sourc
   if (bytes.empty() || !model.ParseFromString(bytes)) throw InputError(source + ": not a valid ONNX model (protobuf parse failed)");
   if (!model.has_graph()) throw InputError(source + ": the ONNX model has no graph");
   if (options.batch && *options.batch <= 0) throw InputError("batch must be positive, is " + std::to_string(*options.batch));
-  return Importer(model, source, options).run();
+  try {
+    return Importer(model, source, options).run();
+  } catch (const InputError& e) {
+    // Most messages name the file and node already; a shape's own checks do not.
+    if (std::string_view(e.what()).starts_with(source + ":")) throw;
+    throw with_context(source, e);
+  }
 }
 
 Graph load_onnx_network(const std::string& path, const ImportOptions& options) {
