@@ -189,10 +189,8 @@ const Record* RecordStream::next() {
 }
 
 std::vector<Record> read_records(const std::string& path) {
-  std::vector<Record> records;
-  RecordStream stream(path);
-  while (const Record* r = stream.next()) records.push_back(*r);
-  return records;
+  std::ifstream in = open_input_file(path, "measurement file");
+  return read_records(in, path);
 }
 
 std::vector<Record> read_records(std::istream& in, const std::string& source) {

@@ -3,13 +3,7 @@
 # OpenMPI algorithms, resume, refusal to overwrite, bad input, and a rank killed mid-run.
 set -u
 bin=$1
-mpirun=${MPIEXEC:-mpirun}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
+source "$(dirname "$0")/../mpi_test_env.sh"
 # all_ok FILE COUNT: COUNT records, all ok and verified, keys unique
 all_ok() {
   /usr/bin/python3 - "$1" "$2" <<'PY'

@@ -8,16 +8,10 @@
 #   tests/reliability/kill_resume_test.sh DNNPERF_BINARY
 set -u
 bin=$1
-mpirun=${MPIEXEC:-mpirun}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/../mpi_test_env.sh"
 seed=${DNNPERF_KILL_SEED:-$$}
 RANDOM=$seed
 echo "seed $seed"
-fail=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
 
 sizes=4,1K,4K,16K,64K
 bench=("$bin" bench allreduce --mode isolated --algorithms mpi,ring,recursive_doubling --sizes "$sizes" --quiet)
