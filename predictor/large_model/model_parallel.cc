@@ -298,8 +298,12 @@ ModelParallelPrediction ModelParallelEvaluator::predict(const ModelParallelPlan&
   b.dp_comm_exposed_s = r.gradient_sync_exposed_s;
   b.optimizer_s = r.optimizer_s;
   std::vector<int> stages(static_cast<std::size_t>(plan.pp));
-  for (int i = 0; i < plan.pp; ++i) stages[static_cast<std::size_t>(i)] = i;
-  out.memory = worst_stage(plan, hardware_, e, r.peak_activation_bytes, stages);
+  std::vector<double> peaks(stages.size());
+  for (int i = 0; i < plan.pp; ++i) {
+    stages[static_cast<std::size_t>(i)] = i;
+    peaks[static_cast<std::size_t>(i)] = simulator_.peak_activation_bytes(e.schedule, i);
+  }
+  out.memory = worst_stage(plan, hardware_, e, peaks, stages);
   return out;
 }
 

@@ -30,20 +30,93 @@ std::vector<PipelineStep> pipeline_order(int p, int v, std::int64_t m, int r) {
   return order;
 }
 
-const std::vector<std::vector<PipelineStep>>& PipelineSimulator::orders(int p, int v, std::int64_t m) {
+const PipelineSimulator::Orders& PipelineSimulator::orders(int p, int v, std::int64_t m) {
   auto [it, fresh] = orders_.try_emplace({p, v, m});
-  if (fresh)
-    for (int r = 0; r < p; ++r) it->second.push_back(pipeline_order(p, v, m, r));
-  return it->second;
+  Orders& o = it->second;
+  if (!fresh) return o;
+  const int chunks = p * v;
+  const std::uint64_t slots = 2 * static_cast<std::uint64_t>(chunks) * static_cast<std::uint64_t>(m);
+  DNNPERF_CHECK(slots < UINT32_MAX);  // plans bound their micro-batches well below this
+  const auto none = static_cast<std::uint32_t>(slots);
+  for (int r = 0; r < p; ++r) o.per_gpu.push_back(pipeline_order(p, v, m, r));
+  // Issue each GPU's steps in turn until one waits on a step not issued yet: an order in which
+  // every step follows what it waits for and its GPU's earlier steps.
+  std::vector<bool> issued(slots + 1, false);
+  issued[none] = true;
+  std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
+  o.steps.reserve(slots);
+  while (o.steps.size() < slots) {
+    const std::size_t before = o.steps.size();
+    for (int r = 0; r < p; ++r) {
+      const std::vector<PipelineStep>& own = o.per_gpu[static_cast<std::size_t>(r)];
+      for (std::size_t& i = next[static_cast<std::size_t>(r)]; i < own.size(); ++i) {
+        const PipelineStep& st = own[i];
+        const auto slot = static_cast<std::uint32_t>(st.chunk * m + st.micro_batch);
+        const auto chunk_slots = static_cast<std::uint32_t>(m);
+        std::uint32_t waits = none;
+        bool sent = true;
+        if (st.forward) {
+          if (st.chunk > 0) waits = 2 * (slot - chunk_slots);
+          else sent = false;
+        } else if (st.chunk == chunks - 1) {
+          waits = 2 * slot, sent = false;
+        } else {
+          waits = 2 * (slot + chunk_slots) + 1;
+        }
+        if (!issued[waits]) break;
+        const std::uint32_t done = 2 * slot + (st.forward ? 0 : 1);
+        issued[done] = true;
+        o.steps.push_back({done, waits, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(2 * st.chunk + (st.forward ? 0 : 1)), sent,
+                           !st.forward && st.micro_batch == m - 1});
+      }
+    }
+    DNNPERF_CHECK(o.steps.size() > before);  // the schedule's dependencies form no cycle
+  }
+  for (const std::vector<PipelineStep>& own : o.per_gpu)
+    o.last_slot.push_back(static_cast<std::uint32_t>(2 * (own.back().chunk * m + own.back().micro_batch) + (own.back().forward ? 0 : 1)));
+  return o;
 }
 
 double PipelineSimulator::peak_activation_bytes(const PipelineSchedule& s, int stage) {
   double held = 0, peak = 0;
-  for (const PipelineStep& st : orders(s.stages, s.virtual_stages, s.micro_batches)[static_cast<std::size_t>(stage)]) {
+  for (const PipelineStep& st : orders(s.stages, s.virtual_stages, s.micro_batches).per_gpu[static_cast<std::size_t>(stage)]) {
     held += (st.forward ? 1 : -1) * s.chunks[static_cast<std::size_t>(st.chunk)].activation_bytes;
     peak = std::max(peak, held);
   }
   return peak;
+}
+
+// Each step starts when its GPU's compute stream is free and what it waits for has arrived, and
+// holds the stream for its kernels and any blocking send. The rare parts are compiled in only
+// where a schedule has them: ZeRO-3's gathers ahead of each step on the communication stream, and
+// gradient syncs that start as each chunk's last backward ends.
+template <bool kGathers, bool kOverlapSync>
+void PipelineSimulator::simulate(const PipelineSchedule& s, const Orders& o) {
+  const double wire[2] = {0.0, s.stages > 1 && !s.blocking_sends ? s.send_s : 0.0};  // overlapped: the message's own delay
+  double* const done = done_.data();
+  double* const free = compute_free_.data();
+  double* const comm = comm_free_.data();
+  const double* const holds = holds_.data();
+  for (const Step& st : o.steps) {
+    double start = std::max(free[st.gpu], done[st.waits] + wire[st.sent]);
+    if constexpr (kGathers) {
+      const double gather = s.chunks[st.holds / 2].parameter_gather_s;
+      if (gather > 0) {
+        comm[st.gpu] += gather;
+        start = std::max(start, comm[st.gpu]);
+      }
+    }
+    const double end = start + holds[st.holds];
+    free[st.gpu] = end;
+    done[st.done] = end;
+    if constexpr (kOverlapSync) {
+      const ChunkWork& w = s.chunks[st.holds / 2];
+      if (st.last_backward && w.gradient_sync_s > 0) {
+        comm[st.gpu] = std::max(comm[st.gpu], start + w.backward_s) + w.gradient_sync_s;  // after its kernels, not its send
+        synced_[st.gpu] = comm[st.gpu];
+      }
+    }
+  }
 }
 
 PipelineResult PipelineSimulator::run(const PipelineSchedule& s) {
@@ -51,101 +124,58 @@ PipelineResult PipelineSimulator::run(const PipelineSchedule& s) {
   const std::int64_t m = s.micro_batches;
   const int chunks = p * v;
   DNNPERF_CHECK(p >= 1 && v >= 1 && m >= 1 && static_cast<int>(s.chunks.size()) == chunks);
-  Timeline& t = timeline_;
-  t.clear();
-  t.reserve(static_cast<std::size_t>(chunks * m * 3 + 4 * p));
-  // Streams of GPU r: compute 2r, data-parallel communication 2r + 1.
-  for (int r = 0; r < p; ++r) {
-    t.add_stream("compute");
-    t.add_stream("data_parallel");
+  DNNPERF_CHECK(s.send_s >= 0);
+  for (const double o : s.optimizer_s) DNNPERF_CHECK(o >= 0);
+  const Orders& o = orders(p, v, m);
+  const auto up = static_cast<std::size_t>(p);
+  // Every sum over a GPU's steps (busy, sending) follows from the durations without simulating.
+  const bool blocking = p > 1 && s.blocking_sends;
+  holds_.resize(static_cast<std::size_t>(2 * chunks));
+  std::vector<double> busy(up, 0.0), sending(up, 0.0);
+  bool gathers = false;
+  for (int j = 0; j < chunks; ++j) {
+    const ChunkWork& w = s.chunks[static_cast<std::size_t>(j)];
+    DNNPERF_CHECK(w.forward_s >= 0 && w.backward_s >= 0 && w.gradient_sync_s >= 0 && w.parameter_gather_s >= 0);
+    const double forward_send = blocking && j < chunks - 1 ? s.send_s : 0.0, backward_send = blocking && j > 0 ? s.send_s : 0.0;
+    holds_[static_cast<std::size_t>(2 * j)] = w.forward_s + forward_send;
+    holds_[static_cast<std::size_t>(2 * j + 1)] = w.backward_s + backward_send;
+    const auto r = static_cast<std::size_t>(j % p);
+    busy[r] += static_cast<double>(m) * (w.forward_s + w.backward_s + forward_send + backward_send);
+    sending[r] += static_cast<double>(m) * (forward_send + backward_send);
+    gathers = gathers || w.parameter_gather_s > 0;
   }
-  const std::vector<std::vector<PipelineStep>>& order = orders(p, v, m);
-  const auto at = [m](int chunk, std::int64_t mb) { return static_cast<std::size_t>(chunk * m + mb); };
-  forward_task_.assign(static_cast<std::size_t>(chunks * m), -1);
-  backward_task_.assign(forward_task_.size(), -1);
-  std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
-  std::vector<int> last_backward(static_cast<std::size_t>(p), -1);
-  std::vector<std::vector<int>> syncs(static_cast<std::size_t>(p));
+  done_.resize(o.steps.size() + 1);
+  done_.back() = 0;  // what a step that waits for nothing waits for
+  compute_free_.assign(up, 0.0);
+  comm_free_.assign(up, 0.0);
+  synced_.assign(up, 0.0);
+  if (gathers) s.overlap_gradient_sync ? simulate<true, true>(s, o) : simulate<true, false>(s, o);
+  else s.overlap_gradient_sync ? simulate<false, true>(s, o) : simulate<false, false>(s, o);
+  // Each stream runs in order, so the last task of any stream is its free time at the end.
   PipelineResult result;
-  result.peak_activation_bytes.assign(static_cast<std::size_t>(p), 0.0);
-  std::vector<double> held(static_cast<std::size_t>(p), 0.0), sending(static_cast<std::size_t>(p), 0.0);
-  std::size_t remaining = 0;
-  for (const auto& o : order) remaining += o.size();
-  while (remaining > 0) {
-    bool progressed = false;
-    for (int r = 0; r < p; ++r) {
-      const auto& steps = order[static_cast<std::size_t>(r)];
-      std::size_t& i = next[static_cast<std::size_t>(r)];
-      // Issue this GPU's steps until one waits on a neighbour not issued yet.
-      while (i < steps.size()) {
-        const PipelineStep& st = steps[i];
-        const ChunkWork& w = s.chunks[static_cast<std::size_t>(st.chunk)];
-        // What this step waits for, and whether it comes over the wire from another GPU.
-        int dep = -1;
-        bool sent = false;
-        if (st.forward && st.chunk > 0) dep = forward_task_[at(st.chunk - 1, st.micro_batch)], sent = true;
-        if (!st.forward) {
-          const bool last = st.chunk == chunks - 1;
-          dep = last ? forward_task_[at(st.chunk, st.micro_batch)] : backward_task_[at(st.chunk + 1, st.micro_batch)];
-          sent = !last;
-        }
-        if ((st.forward && st.chunk > 0) || !st.forward)
-          if (dep < 0) break;
-        const int compute = 2 * r;
-        const double ready = dep >= 0 ? t.task(dep).finish + (sent && p > 1 && !s.blocking_sends ? s.send_s : 0.0) : 0.0;
-        int gather[1];
-        std::size_t gathers = 0;
-        if (w.parameter_gather_s > 0) gather[gathers++] = t.add_task(compute + 1, w.parameter_gather_s, std::span<const int>{}, TaskKind::communication);
-        const int task = t.add_task(compute, st.forward ? w.forward_s : w.backward_s, std::span<const int>(gather, gathers), TaskKind::compute,
-                                    st.chunk, ready);
-        double& h = held[static_cast<std::size_t>(r)];
-        // A blocking send holds this GPU's stream; what the neighbour waits for is its end.
-        const bool sends = p > 1 && s.send_s > 0 && (st.forward ? st.chunk < chunks - 1 : st.chunk > 0);
-        const int handed = sends && s.blocking_sends ? t.add_task(compute, s.send_s, {task}, TaskKind::communication) : task;
-        if (handed != task) sending[static_cast<std::size_t>(r)] += s.send_s;
-        if (st.forward) {
-          forward_task_[at(st.chunk, st.micro_batch)] = handed;
-          h += w.activation_bytes;
-          result.peak_activation_bytes[static_cast<std::size_t>(r)] = std::max(result.peak_activation_bytes[static_cast<std::size_t>(r)], h);
-        } else {
-          backward_task_[at(st.chunk, st.micro_batch)] = handed;
-          h -= w.activation_bytes;
-          last_backward[static_cast<std::size_t>(r)] = handed;
-          if (s.overlap_gradient_sync && st.micro_batch == m - 1 && w.gradient_sync_s > 0)
-            syncs[static_cast<std::size_t>(r)].push_back(t.add_task(compute + 1, w.gradient_sync_s, {task}, TaskKind::communication));
-        }
-        ++i;
-        --remaining;
-        progressed = true;
-      }
-    }
-    DNNPERF_CHECK(progressed);  // the schedule's dependencies form no cycle
-  }
-  double end = 0;
-  for (int r = 0; r < p; ++r) {
-    const int last = last_backward[static_cast<std::size_t>(r)];
-    std::vector<int>& deps = syncs[static_cast<std::size_t>(r)];
+  double end = 0, makespan = 0;
+  for (std::size_t r = 0; r < up; ++r) {
+    const double backward_end = done_[o.last_slot[r]];
     if (!s.overlap_gradient_sync)
       for (int local = 0; local < v; ++local) {
-        const double sync = s.chunks[static_cast<std::size_t>(local * p + r)].gradient_sync_s;
-        if (sync > 0) deps.push_back(t.add_task(2 * r + 1, sync, {last}, TaskKind::communication));
+        const double sync = s.chunks[static_cast<std::size_t>(local * p) + r].gradient_sync_s;
+        if (sync > 0) synced_[r] = comm_free_[r] = std::max(comm_free_[r], backward_end) + sync;
       }
-    deps.push_back(last);
-    const double optimizer = s.optimizer_s.empty() ? 0.0 : s.optimizer_s[static_cast<std::size_t>(r)];
-    const int step = t.add_task(2 * r, optimizer, deps, TaskKind::compute);
-    const double finish = t.task(step).finish;
+    const double optimizer = s.optimizer_s.empty() ? 0.0 : s.optimizer_s[r];
+    const double step = std::max({compute_free_[r], backward_end, synced_[r]});
+    const double finish = step + optimizer;
+    makespan = std::max({makespan, comm_free_[r], finish});
     if (finish >= end) {
       end = finish;
-      const double backward_end = t.task(last).finish;
-      result.critical_stage = r;
-      result.busy_s = t.busy(2 * r) - optimizer;
-      result.sending_s = sending[static_cast<std::size_t>(r)];
-      result.idle_s = backward_end - result.busy_s;  // from the iteration's start: the last stage waits for its first input
-      result.gradient_sync_exposed_s = t.task(step).start - backward_end;
+      result.critical_stage = static_cast<int>(r);
+      result.busy_s = busy[r];
+      result.sending_s = sending[r];
+      result.idle_s = backward_end - busy[r];  // from the iteration's start: the last stage waits for its first input
+      result.gradient_sync_exposed_s = step - backward_end;
       result.optimizer_s = optimizer;
     }
   }
-  result.iteration_s = t.makespan();
+  result.iteration_s = makespan;
   return result;
 }
 

@@ -1,22 +1,26 @@
 #pragma once
-// One training iteration of a pipeline of model chunks, simulated on the Timeline: every GPU's
+// One training iteration of a pipeline of model chunks, simulated event by event: every GPU's
 // forward and backward of every micro-batch in Megatron-LM's order (1F1B; interleaved 1F1B with v
 // chunks per GPU, Narayanan et al. 2021, section 2.2), the activation and gradient sends between
 // neighbouring chunks (blocking, as Megatron-LM's 1F1B waits for each exchange with its neighbour
 // before computing on; or, overlapped, only a delay on the wire between the sender's finish and
-// the receiver's start),
-// the data-parallel gradient collectives on a
-// communication stream (after the last backward, or chunk by chunk as each chunk's last backward
-// ends), ZeRO-3's parameter gathers ahead of each use, and the optimizer step. Nothing is closed
-// form: the bubble is what the simulated compute streams sit idle.
+// the receiver's start), the data-parallel gradient collectives on a communication stream (after
+// the last backward, or chunk by chunk as each chunk's last backward ends), ZeRO-3's parameter
+// gathers ahead of each use, and the optimizer step. Nothing is closed form: the bubble is what
+// the simulated compute streams sit idle.
+//
+// Each GPU has a compute and a communication stream that run their work in order, as Timeline's
+// streams do (predictor/simulation/timeline.h); the simulator keeps only each stream's free time
+// and each step's hand-over time in flat arrays rather than Timeline's task list, because a search
+// simulates 10^5 plans a second of up to 10^5 steps each. tests/properties/pipeline_properties_test.cc
+// checks it against the same schedule built on Timeline.
 //
 // All data-parallel replicas run the same pipeline, so one pipeline is simulated.
 #include <cstdint>
 #include <map>
+#include <array>
 #include <tuple>
 #include <vector>
-
-#include "predictor/simulation/timeline.h"
 
 namespace dnnperf {
 
@@ -55,8 +59,6 @@ struct PipelineResult {
   double idle_s = 0;
   double gradient_sync_exposed_s = 0;
   double optimizer_s = 0;
-  /// Per GPU: the most activation bytes held at once by the schedule's in-flight micro-batches.
-  std::vector<double> peak_activation_bytes;
 };
 
 /// The micro-batch order of one GPU: (model chunk, micro-batch, forward?) triples.
@@ -67,21 +69,41 @@ struct PipelineStep {
 };
 std::vector<PipelineStep> pipeline_order(int stages, int virtual_stages, std::int64_t micro_batches, int stage);
 
-/// Simulates schedules; one simulator reused across plans keeps its timeline's memory and the
-/// micro-batch orders it built (a search meets the same few stage and micro-batch counts again
-/// and again).
+/// Simulates schedules; one simulator reused across plans keeps the micro-batch orders it built
+/// and its buffers (a search meets the same few stage and micro-batch counts again and again).
 class PipelineSimulator {
  public:
   PipelineResult run(const PipelineSchedule& schedule);
-  /// A stage's most activation bytes in flight at once, from its order alone (no timeline).
+  /// A stage's most activation bytes held at once by its in-flight micro-batches: this follows from
+  /// its order alone, so it needs no simulation.
   double peak_activation_bytes(const PipelineSchedule& schedule, int stage);
 
  private:
-  const std::vector<std::vector<PipelineStep>>& orders(int stages, int virtual_stages, std::int64_t micro_batches);
+  // Which steps wait for which depends on the stage, chunk and micro-batch counts only, never on
+  // the durations; so does an order of all GPUs' steps in which each step comes after what it
+  // waits for and after its GPU's earlier steps. Built once per count, a run is one pass over it.
+  struct Step {
+    std::uint32_t done;     // its slot in the hand-over times: 2 (chunk * m + micro-batch) + backward?
+    std::uint32_t waits;    // the slot of what it waits for (the last slot, always 0: nothing)
+    std::uint32_t gpu;
+    std::uint32_t holds;    // 2 chunk + backward?: what it holds the compute stream for
+    bool sent;              // what it waits for comes from another chunk over the wire
+    bool last_backward;     // its chunk's last backward (overlapped gradient sync starts after it)
+  };
+  struct Orders {
+    std::vector<std::vector<PipelineStep>> per_gpu;
+    std::vector<Step> steps;
+    std::vector<std::uint32_t> last_slot;  // per GPU: its last step's slot
+  };
+  const Orders& orders(int stages, int virtual_stages, std::int64_t micro_batches);
+  template <bool kGathers, bool kOverlapSync>
+  void simulate(const PipelineSchedule& schedule, const Orders& orders);
 
-  Timeline timeline_;
-  std::map<std::tuple<int, int, std::int64_t>, std::vector<std::vector<PipelineStep>>> orders_;
-  std::vector<int> forward_task_, backward_task_;
+  std::map<std::tuple<int, int, std::int64_t>, Orders> orders_;
+  // Reused between runs: the hand-over times, per chunk its forward's and backward's hold of the
+  // compute stream, and per GPU its streams' free times and its last gradient sync's end.
+  std::vector<double> done_, holds_;
+  std::vector<double> compute_free_, comm_free_, synced_;
 };
 
 }  // namespace dnnperf
