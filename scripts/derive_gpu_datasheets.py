@@ -10,7 +10,12 @@ transfer"):
     against a GEMM's, DRAM efficiency, the pass families' rates) carry unchanged;
   * fixed times (a tile's fill, a k-step's floor, a kernel's least time) are cycles of the SM's
     clock, so they scale by source clock / target clock;
-  * an operand rate from L2 is bytes per cycle per SM, so it scales by SMs x clock.
+  * an operand rate from L2 is bytes per cycle per SM, so it scales by SMs x clock;
+  * a ceiling the source's records did not identify (a math's max_efficiency fitted at its bound
+    1.0 because operand rates bound the source's k-loop first) is capped by the target's
+    published maximum achievable matmul rate where the rules give one: otherwise a GPU with less
+    arithmetic per operand byte than the source (an A100 against an H200) inherits a ceiling of
+    100% of its peak, above anything measured on it.
 
 The held-out spreads (residual_sigma, shared_sigma) are not carried: nothing measured the
 transfer's own error, and a datasheet profile claims no interval.
@@ -61,6 +66,9 @@ def derive(rules, target_profile, target):
     for direction in gpu["conv"].values():
         for key in TIME_KEYS_CONV:
             direction[key] *= cycles
+    for math, ceiling in target.get("max_achievable_matmul", {}).items():
+        if math in gpu["math"]:
+            gpu["math"][math]["max_efficiency"] = min(gpu["math"][math]["max_efficiency"], ceiling)
     gpu["generation"] = target["generation"]
     gpu["l2_bytes"] = float(target["l2_bytes"])
     return gpu
@@ -80,7 +88,10 @@ def main():
                 f"{rules['source']['profile']}" +
                 "".join(f", math.{m} from {w['profile']}" for m, w in rules.get("math_from", {}).items()) +
                 f": fractions carried, fixed times scaled by clock ({rules['source']['clock_mhz']} -> {target['clock_mhz']} MHz), "
-                f"operand rates by SMs x clock; {target['sources']}")
+                f"operand rates by SMs x clock" +
+                "".join(f", {m} ceiling capped at the published maximum achievable matmul {c:.1%}"
+                        for m, c in target.get("max_achievable_matmul", {}).items()) +
+                f"; {target['sources']}")
         current = profile["device"].get("efficiency", {}).get("gpu")
         if args.check:
             same = current is not None and json.dumps(current, sort_keys=True) == json.dumps(gpu, sort_keys=True)
