@@ -1,9 +1,8 @@
 #include "calibration/calibrate.h"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -11,6 +10,7 @@
 
 #include "calibration/calibration_plan.h"
 #include "calibration/profile_fit.h"
+#include "calibration/step_process.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
 #include "validation/ground_truth.h"
@@ -38,9 +38,16 @@ struct Clock {
 int run_step(std::ostream& log, const Clock& clock, const std::string& what, const std::string& command) {
   const double elapsed = clock.elapsed();
   log << "calibrate: [" << fixed(elapsed, 0) << " s, at most " << fixed(std::max(clock.budget_s - elapsed, 0.0), 0) << " s left] " << what << "\n" << std::flush;
-  const int status = std::system(command.c_str());
-  if (status == -1) throw InputError("cannot run: " + command);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  const StepExit e = run_step_process(command);
+  if (e.signal) {
+    // Interrupted: every file keeps what it measured (whole lines) and the profile is not written;
+    // the same command resumes. Die of the same signal, as a shell expects of an interrupted job.
+    log << "calibrate: interrupted (signal " << e.signal << ") during " << what
+        << "; the measurements so far are kept: rerun the same command to resume\n" << std::flush;
+    std::signal(e.signal, SIG_DFL);
+    std::raise(e.signal);
+  }
+  return e.status;
 }
 
 /// What measure_steps leaves for the fit: the composition networks' runs (fit --steps) and, on a
@@ -165,7 +172,11 @@ void calibrate(std::ostream& log, const CalibrateOptions& o) {
     throw InputError("PyTorch sees no CUDA device: calibrate --device cpu, or run on a GPU machine");
 
   const std::string script = std::string(DNNPERF_SOURCE_DIR) + "/scripts/torch_bench.py";
-  const std::string self = std::string(DNNPERF_SOURCE_DIR) + "/build/bin/dnnperf";
+  // The steps call dnnperf back (shape sets, pricing): this very binary, wherever it was built, not
+  // whichever one sits in the source tree's build/.
+  std::error_code no_exe;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", no_exe);
+  const std::string self = no_exe ? std::string(DNNPERF_SOURCE_DIR) + "/build/bin/dnnperf" : exe.string();
   const std::string common = " --device " + o.device + " --threads " + std::to_string(o.threads) + " --resume";
   // Every file of GEMMs and convolutions starts with the same anchor kernels: fit puts the files
   // on one speed by them (the machine's speed moves between the runs of one calibration).

@@ -44,7 +44,7 @@ import torch_bench  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 from dnnperf_py import allocator, machine, step_convs  # noqa: E402
-from dnnperf_py.records import RecordWriter, utc_now  # noqa: E402
+from dnnperf_py.records import RecordWriter, utc_now, whole_lines  # noqa: E402
 from dnnperf_py.records import key as record_key  # noqa: E402
 
 WARMUP = 2
@@ -163,21 +163,10 @@ def measure_network(args, network, out, flush, records):
 
 def done_networks(path, batch, inference):
     """Networks the output already holds at this batch and kind (a torn last line is dropped)."""
-    done, kept = set(), []
     if not os.path.exists(path):
-        return done
-    with open(path) as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            kept.append(line if line.endswith("\n") else line + "\n")
-            if r.get("type") == "step_warmth" and r.get("batch") == batch and r.get("inference") == inference:
-                done.add(r.get("network"))
-    with open(path, "w") as f:
-        f.writelines(kept)
-    return done
+        return set()
+    return {r.get("network") for r in whole_lines(path)
+            if r.get("type") == "step_warmth" and r.get("batch") == batch and r.get("inference") == inference}
 
 
 def main():

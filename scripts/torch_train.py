@@ -236,8 +236,14 @@ def run(rank, args, result_path):
         if reference:
             out["reference"] = [{"op": k["op"], "params": k["params"], "dtype": "f32", "before_s": b, "after_s": a}
                                 for k, b, a in zip(reference, before, after)]
-        with open(result_path, "w") as f:
+        # Beside it, then renamed: a run killed while writing leaves no half file that a resumed
+        # calibration would take for a finished run.
+        partial = f"{result_path}.partial"
+        with open(partial, "w") as f:
             json.dump(out, f, indent=2)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(partial, result_path)
     if args.procs > 1:
         dist.barrier()  # every rank past its last collective before any leaves
         dist.destroy_process_group()

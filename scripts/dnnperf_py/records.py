@@ -47,6 +47,27 @@ def timing(samples):
             "stddev": statistics.stdev(s) if len(s) > 1 else 0.0}
 
 
+def whole_lines(path):
+    """The JSON lines of a file an interrupted run may have left: what follows its last newline (a
+    line that run was writing) is cut off in place, by one truncate and never by rewriting the
+    file, so that a run killed here too loses nothing already written. A line before it that is not
+    JSON ends the program with a message naming file and line."""
+    with open(path, "rb") as f:
+        data = f.read()
+    whole = data.rfind(b"\n") + 1
+    lines = []
+    for i, line in enumerate(data[:whole].split(b"\n")[:-1]):
+        if not line.strip():
+            continue
+        try:
+            lines.append(json.loads(line))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise SystemExit(f"{path}:{i + 1}: not a JSON line; not a measurement file")
+    if whole < len(data):
+        os.truncate(path, whole)
+    return lines
+
+
 class RecordWriter:
     """Appends records to `path`; refuses to overwrite unless resuming, and drops a torn last line."""
 
@@ -56,25 +77,9 @@ class RecordWriter:
         if os.path.exists(path) and os.path.getsize(path) > 0:
             if not resume:
                 raise SystemExit(f"{path}: exists already; pass --resume to continue it, or choose another output")
-            kept = []
-            with open(path) as f:
-                lines = f.read().split("\n")
-            for i, line in enumerate(lines):
-                if not line:
-                    continue
-                try:
-                    j = json.loads(line)
-                except json.JSONDecodeError:
-                    if i == len(lines) - 1:
-                        break  # a line cut short by an interrupted run
-                    raise SystemExit(f"{path}:{i + 1}: not a JSON line; not a measurement file")
-                if i == len(lines) - 1:
-                    break  # no newline after it: incomplete
-                if j.get("type") == "record":
+            for j in whole_lines(path):
+                if isinstance(j, dict) and j.get("type") == "record":
                     self.done.add(key(j))
-                kept.append(line)
-            with open(path, "w") as f:
-                f.write("".join(line + "\n" for line in kept))
         self.file = open(path, "a")
         self._write({"type": "context", "schema": SCHEMA, "host": socket.gethostname(), "date": utc_now(),
                      "tool": "dnnperf torch backend", "build": "python", "libraries": libraries, "cpu": machine.cpu()})
