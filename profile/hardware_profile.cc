@@ -1,6 +1,7 @@
 #include "profile/hardware_profile.h"
 
 #include "profile/gpu_section.h"
+#include "profile/transport.h"
 
 #include <algorithm>
 #include <array>
@@ -298,6 +299,20 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     p.cluster.nics_per_node = static_cast<int>(c.integer("nics_per_node", std::nullopt));
     if (p.cluster.nics_per_node <= 0) c.fail("nics_per_node", "must be positive");
     p.cluster.topology = c.text("topology", "fat-tree");
+    // Only a full-bisection fat tree is modelled; any other name would be priced as one silently.
+    if (p.cluster.topology != "fat-tree") c.fail("topology", "must be fat-tree (full bisection; the only fabric modelled), is '" + p.cluster.topology + "'");
+    if (c.has("transport")) {
+      p.cluster.transport = c.text("transport", std::nullopt);
+      if (!find_transport(p.cluster.transport)) {
+        std::string names;
+        for (const TransportFigures& t : transports()) names += (names.empty() ? "" : ", ") + std::string(t.name);
+        c.fail("transport", "must be one of " + names + ", is '" + p.cluster.transport + "'");
+      }
+    }
+    if (c.has("achieved_fraction")) {
+      p.cluster.achieved_fraction = c.real("achieved_fraction", std::nullopt);
+      if (!(p.cluster.achieved_fraction > 0 && p.cluster.achieved_fraction <= 1)) c.fail("achieved_fraction", "must be in (0, 1]");
+    }
     c.check_unknown();
   }
   if (r.has("communication")) p.communication = read_communication_section(r.at("communication"), source + ": communication");
@@ -454,6 +469,12 @@ HardwareProfile find_hardware_profile(const std::string& name) {
   }
   throw InputError("unknown hardware '" + name + "' (shipped: " + (known.empty() ? "none found in " + dir.string() : known) +
                    "; or give a path to a profile JSON)");
+}
+
+double ClusterSpec::achieved_bandwidth() const {
+  if (achieved_fraction > 0) return inter.bandwidth * achieved_fraction;
+  const std::optional<TransportFigures> t = transport.empty() ? transport_of_link_kind(inter.kind) : find_transport(transport);
+  return inter.bandwidth * (t ? t->achieved_fraction : 1.0);
 }
 
 }  // namespace dnnperf

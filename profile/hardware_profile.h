@@ -193,9 +193,18 @@ struct NodeSpec {
 };
 
 struct ClusterSpec {
-  LinkSpec inter;   // per NIC
+  LinkSpec inter;   // per NIC, its line rate
   int nics_per_node = 1;
   std::string topology = "fat-tree";
+  /// How collectives move bytes between nodes (profile/transport.h): "infiniband", "roce", "tcp";
+  /// empty: as `inter.kind` implies. `achieved_fraction` (in (0, 1]; 0: the transport's published
+  /// one) is the share of the line rate they reach.
+  std::string transport;
+  double achieved_fraction = 0;
+
+  /// The bandwidth collectives get from one NIC: the line rate times the achieved fraction (the
+  /// line rate itself for a link kind that implies no transport and no fraction given).
+  double achieved_bandwidth() const;
 };
 
 /// A memory-bound pass of a calibration and its time then (HardwareProfile::reference_passes).

@@ -97,6 +97,8 @@ json hardware_profile_to_json(const HardwareProfile& p) {
   json j = {{"format", "dnnperf.hardware"}, {"version", 1}, {"name", p.name}, {"device", device_to_json(p.device)},
             {"node", {{"devices", p.node.devices}, {"intra", link_json(p.node.intra)}}},
             {"cluster", {{"inter", link_json(p.cluster.inter)}, {"nics_per_node", p.cluster.nics_per_node}, {"topology", p.cluster.topology}}}};
+  if (!p.cluster.transport.empty()) j["cluster"]["transport"] = p.cluster.transport;
+  if (p.cluster.achieved_fraction > 0) j["cluster"]["achieved_fraction"] = p.cluster.achieved_fraction;
   if (!p.aliases.empty()) j["aliases"] = p.aliases;
   if (!p.communication.empty()) j["communication"] = communication_section(p.communication);
   if (!p.compute_regression.empty()) j["compute_regression"] = compute_regression_section(p.compute_regression);

@@ -11,6 +11,7 @@
 #include "core/common/format.h"
 #include "core/common/output_file.h"
 #include "models/comm/allreduce.h"
+#include "predictor/prediction/predict.h"
 #include "models/comm/fitted_comm_model.h"
 #include "profile/hardware_profile.h"
 
@@ -60,13 +61,7 @@ void run_comm(const CommOptions& o) {
   } else {
     if (o.algorithm == "default") throw InputError("'default' is the library's measured choice: fit the profile first (dnnperf fit)");
     // The datasheet's alpha-beta-gamma prices one call alone; a stream overlaps nothing it knows of.
-    CommGroup g;
-    g.ranks = o.procs;
-    g.ranks_per_node = std::min(o.procs, hw.node.devices);
-    g.intra = {hw.node.intra.latency_s, 1.0 / hw.node.intra.bandwidth};
-    g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.inter.bandwidth};
-    g.nics_per_node = hw.cluster.nics_per_node;
-    g.gamma = 3.0 / hw.device.memory_bandwidth;
+    const CommGroup g = comm_group(hw, o.procs, std::min(o.procs, hw.node.devices));
     std::pair<AllReduceAlgorithm, double> r;
     if (o.algorithm == "best") r = best_allreduce(o.bytes, g);
     else {

@@ -20,6 +20,7 @@
 #include "core/common/table.h"
 #include "networks/import/network_loader.h"
 #include "predictor/prediction/scaling.h"
+#include "predictor/prediction/step_limit.h"
 
 namespace dnnperf::cli {
 namespace {
@@ -71,6 +72,9 @@ void run_model_parallel_scale(const RunOptions& o, const ParallelOptions& parall
   std::cout << evaluator.spec().name << " on " << hw.name << " nodes of " << per_node << ", the best plan at each count (global batch "
             << search_space(o, parallel, hw, per_node).shape.global_batch << ")\n\n";
   t.print(std::cout);
+  std::cout << "\nbound: compute while what is not the kernels' own work (exposed communication, waiting for\n"
+               "the slowest rank or for the host) takes under a tenth of the step; else the largest of network\n"
+               "(exposed communication's bandwidth part), latency (its per-call part), straggler, host\n";
   if (!csv_path.empty()) std::cout << "\nwrote " << csv_path << "\n";
 }
 
@@ -91,14 +95,14 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   if (!csv_path.empty()) {
     Table t;
     for (const char* column : {"nodes", "devices", "batch_per_device", "global_batch", "iteration_s", "samples_per_s", "speedup", "efficiency",
-                               "compute_s", "comm_s", "comm_exposed_s", "memory_per_device_bytes", "fits_in_memory", "sync_wait"})
+                               "compute_s", "comm_s", "comm_exposed_s", "memory_per_device_bytes", "fits_in_memory", "sync_wait", "bound"})
       t.column(column);
     const auto full = [](double v) { return significant(v, 9); };
     for (const ScalePoint& s : points) {
       const Prediction& p = s.prediction;
       t.row({std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), std::to_string(p.global_batch), full(p.iteration_s),
              full(p.samples_per_s), full(s.speedup), full(s.efficiency), full(p.compute_s), full(p.comm_s), full(p.comm_exposed_s),
-             full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait)});
+             full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait), step_limit_name(step_limit(p, hw).limit)});
     }
     write_file_atomically(csv_path, "CSV file", [&](std::ostream& csv) { t.print_csv(csv); });
   }
@@ -112,6 +116,9 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
       nlohmann::json point = prediction_json(s.prediction, g, false);
       point["speedup"] = s.speedup;
       point["efficiency"] = s.efficiency;
+      const StepLimit l = step_limit(s.prediction, hw);
+      point["bound"] = step_limit_name(l.limit);
+      point["bound_parts_s"] = {{"network", l.network_s}, {"latency", l.latency_s}, {"straggler", l.straggler_s}, {"host", l.host_s}};
       j["points"].push_back(std::move(point));
     }
     print_json(std::cout, j, "scale");
@@ -127,6 +134,7 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   Table t;
   for (const char* column : {"nodes", "GPUs", "batch", "iteration ms", "samples/s", "speedup", "eff %", "compute ms", "exposed ms", "mem GiB"}) t.column(column);
   if (waits) t.column("wait");
+  t.column("bound", Table::left);
   t.column("", Table::left);
   for (const ScalePoint& s : points) {
     const Prediction& p = s.prediction;
@@ -134,6 +142,7 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
                                       fixed(p.samples_per_s, 0), fixed(s.speedup, 1), fixed(100 * s.efficiency, 1), ms(p.compute_s),
                                       ms(p.comm_exposed_s), fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1)};
     if (waits) cells.push_back(fixed(p.sync_wait, 3) + "x");
+    cells.push_back(step_limit_name(step_limit(p, hw).limit));
     cells.push_back(p.memory.fits() ? "" : "does not fit");
     t.row(std::move(cells));
   }
@@ -141,6 +150,9 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   if (waits)
     std::cout << "\nwait: the computation's factor for waiting, every step, for the slowest rank (profile's sync_wait, measured at "
               << hw.device.sync_wait.rbegin()->first << " ranks; beyond, the slowest of that many independently wandering ranks)\n";
+  std::cout << "\nbound: compute while what is not the kernels' own work (exposed communication, waiting for\n"
+               "the slowest rank or for the host) takes under a tenth of the step; else the largest of network\n"
+               "(exposed communication's bandwidth part), latency (its per-call part), straggler, host\n";
   if (!csv_path.empty()) std::cout << "\nwrote " << csv_path << " (plot it: /usr/bin/python3 scripts/plot_scaling.py " << csv_path << ")\n";
 }
 

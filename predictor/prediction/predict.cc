@@ -148,17 +148,19 @@ std::int64_t batch_of(const Graph& g) {
 
 }  // namespace
 
-CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) {
+CommGroup comm_group(const HardwareProfile& hw, int ranks, int ranks_per_node) {
   CommGroup g;
-  g.ranks = plan.data_parallel();
-  g.ranks_per_node = plan.devices_per_node;
+  g.ranks = ranks;
+  g.ranks_per_node = ranks_per_node;
   g.intra = {hw.node.intra.latency_s, 1.0 / hw.node.intra.bandwidth};
-  g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.inter.bandwidth};
+  g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.achieved_bandwidth()};
   g.nics_per_node = hw.cluster.nics_per_node;
   // Reducing two buffers into one reads two bytes and writes one per byte of message.
   g.gamma = 3.0 / hw.device.memory_bandwidth;
   return g;
 }
+
+CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) { return comm_group(hw, plan.data_parallel(), plan.devices_per_node); }
 
 AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& plan, IntervalBound bound) {
   const int ranks = plan.data_parallel();

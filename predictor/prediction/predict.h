@@ -135,7 +135,11 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
 /// `graph` holds the per-device batch. Throws InputError for an impossible configuration.
 Prediction predict(const Graph& graph, const HardwareProfile& hardware, const RunConfig& config);
 
-/// The communication group of a plan on a profile (alpha, beta and gamma from its links).
+/// The communication group of `ranks` processes, `ranks_per_node` to a node, on a profile: alpha,
+/// beta and gamma from its links, the nodes' NICs at the bandwidth their transport achieves
+/// (ClusterSpec::achieved_bandwidth).
+CommGroup comm_group(const HardwareProfile& hardware, int ranks, int ranks_per_node);
+/// The same for a plan's data-parallel ranks.
 CommGroup comm_group(const HardwareProfile& hardware, const ParallelPlan& plan);
 
 /// How all-reduces are priced for a plan: by the profile's fitted models when it has them (the

@@ -45,6 +45,16 @@ check predict_epoch 0 'epoch +[0-9.]+ s' -- "$bin" predict -n resnet18 --hardwar
 check predict_not_fit 0 'DOES NOT FIT' -- "$bin" predict -n gpt3-175b --seq 2048 --hardware a100 -b 1 --dtype bf16 --optimizer adam --summary
 check scale_table 0 '4096 +32768' -- "$bin" scale -n resnet50 --hardware a100 -b 256 --nodes 1..4096
 check scale_strong 0 'strong scaling' -- "$bin" scale -n resnet50 --hardware a100 -b 8192 --nodes 1,2,4 --scaling strong
+# Each point says what bounds it: VGG-16 behind one shared 100 Gb/s TCP interface per 8 V100s.
+check scale_bound_network 0 ' 64 +512 .* network' -- "$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64
+check scale_bound_compute 0 '  1 +8 .* compute' -- "$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64
+"$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64 --json | /usr/bin/python3 -c '
+import json, sys
+points = json.load(sys.stdin)["points"]
+assert [p["bound"] for p in points] == ["compute", "network"], [p["bound"] for p in points]
+parts = points[1]["bound_parts_s"]
+assert abs(parts["network"] + parts["latency"] - points[1]["comm_exposed_s"]) < 1e-9 * max(1, points[1]["comm_exposed_s"])
+' && echo "ok   scale_bound_json" || { echo "FAIL scale_bound_json"; fail=1; }
 h200fit="$src/data/hardware/calibrated/h200-torch-2026-11-30.json"
 check predict_phase_bound 0 'forward +(host|device)-bound: host [0-9.]+ ms, kernels [0-9.]+ ms' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary
 check predict_graph_launch 0 'graph replay: no per-kernel dispatch' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary --launch graph
@@ -149,6 +159,11 @@ PY
 check profile_devices 1 "field 'devices' must be in \[1, 16777216\], is 1000000000" -- timeout 10 "$bin" predict -n resnet50 -b 8 --hardware "$tmp/devices.json"
 check profile_devices_wrap 1 "field 'devices' must be in \[1, 16777216\], is 4294967304" -- "$bin" predict -n resnet50 -b 8 --hardware "$tmp/devices32.json"
 check profile_tiny_bandwidth 1 "field 'memory_bandwidth' is 1e-320, below the least it may be" -- "$bin" scale -n resnet50 -b 8 --hardware "$tmp/tiny_bw.json" --nodes 1,2
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1])); p["cluster"]["transport"] = "carrier-pigeon"; json.dump(p, open(sys.argv[2], "w"))
+' "$src/data/hardware/a100-sxm4-80gb.json" "$tmp/bad_transport.json"
+check profile_bad_transport 1 "bad_transport.json: cluster: field 'transport' must be one of infiniband, roce, tcp, is 'carrier-pigeon'" -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/bad_transport.json"
 check profile_zero_bandwidth 1 "field 'bandwidth' must be positive" -- "$bin" predict -n resnet50 -b 8 --hardware "$tmp/zero_bw.json"
 check comm_bytes_inf 2 "--bytes: must be a positive number, is 'inf'" -- "$bin" comm --bytes inf --procs 4
 # Measurements whose sizes are negative are refused by name (fit said "converged" on them).

@@ -9,6 +9,7 @@
 #include "models/comm/fitted_comm_model.h"
 #include "core/graph/network_builder.h"
 #include "predictor/prediction/scaling.h"
+#include "predictor/prediction/step_limit.h"
 #include "networks/zoo/zoo.h"
 
 using namespace dnnperf;
@@ -468,4 +469,32 @@ TEST_CASE("A step's all-reduces are priced as a stream of calls where the profil
   const double iso_comm = predict(g, hw, on(1, 2)).comm_s;
   hw.communication = {isolated, stream};
   CHECK(predict(g, hw, on(1, 2)).comm_s < iso_comm);
+}
+
+TEST_CASE("A step names what bounds it: compute, the network's bandwidth or its latency", "[prediction][scaling]") {
+  HardwareProfile hw = find_hardware_profile("p3dn");  // one 100 Gb/s TCP interface per 8 V100s
+  RunConfig config = on(1, 8);
+  config.precision = Precision::fp16;
+  // One node: NVLink hides the all-reduce behind backward.
+  const Graph vgg = network("vgg16", 64);
+  StepLimit one = step_limit(predict(vgg, hw, config), hw);
+  CHECK(one.limit == StepLimitKind::compute);
+  // 64 nodes: 553 MB of gradients a step through one shared TCP interface.
+  config.plan.nodes = 64;
+  const Prediction many = predict(vgg, hw, config);
+  const StepLimit network_bound = step_limit(many, hw);
+  CHECK(network_bound.limit == StepLimitKind::network);
+  CHECK(network_bound.network_s + network_bound.latency_s == Approx(many.comm_exposed_s));
+  CHECK(network_bound.network_s > network_bound.latency_s);
+  // Nodes 2 ms apart on a fast link, a small network: every bucket pays the latency.
+  hw.cluster.inter.latency_s = 2e-3;
+  hw.cluster.inter.bandwidth = 1e11;
+  const StepLimit latency_bound = step_limit(predict(network("resnet18", 2), hw, config), hw);
+  CHECK(latency_bound.limit == StepLimitKind::latency);
+  CHECK(latency_bound.latency_s > latency_bound.network_s);
+  // The InfiniBand of the datasheet A100 nodes keeps ResNet-50 compute-bound on 8 nodes.
+  const HardwareProfile a100 = find_hardware_profile("a100");
+  RunConfig dgx = on(8, 8);
+  dgx.precision = Precision::bf16;
+  CHECK(step_limit(predict(network("resnet50", 64), a100, dgx), a100).limit == StepLimitKind::compute);
 }

@@ -17,6 +17,7 @@
 #include "models/compute/step_warmth.h"
 #include "core/common/error.h"
 #include "profile/fitted_sections.h"
+#include "profile/transport.h"
 #include "core/lowering/lower.h"
 
 using namespace dnnperf;
@@ -36,7 +37,7 @@ std::string write_variant(const std::string& name, const std::function<void(nloh
 
 TEST_CASE("Shipped profiles load and are found by name and alias", "[hardware]") {
   const auto shipped = shipped_hardware_profiles();
-  CHECK(shipped.size() == 6);
+  CHECK(shipped.size() == 7);
   for (const auto& [name, aliases] : shipped) {
     INFO(name);
     const HardwareProfile p = find_hardware_profile(name);
@@ -868,4 +869,32 @@ TEST_CASE("A profile names the allocator policy its measurements ran with, or no
   CHECK(find_hardware_profile("cpu").measured_with_allocator.empty());
   const std::string bad = write_variant("bad_measured_with", [&](nlohmann::json& j) { j["measured_on"] = {{"allocator", 3}}; });
   CHECK_THROWS_WITH(load_hardware_profile(bad), Catch::Contains(bad) && Catch::Contains("allocator"));
+}
+
+TEST_CASE("Collectives between nodes get the bandwidth their transport achieves; bad cluster fields are named", "[hardware][errors]") {
+  // InfiniBand by the link kind, at nccl-tests' 97.6% of the line rate.
+  const HardwareProfile a100 = find_hardware_profile("a100");
+  REQUIRE(a100.cluster.inter.kind == "infiniband-hdr");
+  CHECK(a100.cluster.achieved_bandwidth() == Approx(0.976 * a100.cluster.inter.bandwidth));
+  // Named, and given outright.
+  const HardwareProfile tcp = load_hardware_profile(write_variant("tcp", [](nlohmann::json& j) { j["cluster"]["transport"] = "tcp"; }));
+  CHECK(tcp.cluster.achieved_bandwidth() == Approx(0.45 * tcp.cluster.inter.bandwidth));
+  const HardwareProfile own = load_hardware_profile(write_variant("own", [](nlohmann::json& j) { j["cluster"]["achieved_fraction"] = 0.6; }));
+  CHECK(own.cluster.achieved_bandwidth() == Approx(0.6 * own.cluster.inter.bandwidth));
+  // A link kind that implies no transport is priced at its line rate.
+  const HardwareProfile other = load_hardware_profile(write_variant("other", [](nlohmann::json& j) { j["cluster"]["inter"]["kind"] = "slingshot"; }));
+  CHECK(other.cluster.achieved_bandwidth() == other.cluster.inter.bandwidth);
+  CHECK(transport_of_link_kind("ethernet-25g")->name == std::string("tcp"));
+  CHECK(transport_of_link_kind("roce-100g")->name == std::string("roce"));
+  CHECK_FALSE(transport_of_link_kind("nvswitch-nvlink3"));
+  const std::string transport = write_variant("transport", [](nlohmann::json& j) { j["cluster"]["transport"] = "carrier-pigeon"; });
+  CHECK_THROWS_WITH(load_hardware_profile(transport), Catch::Contains("cluster: field 'transport' must be one of infiniband, roce, tcp"));
+  for (const double f : {0.0, 1.5, -0.2}) {
+    const std::string fraction = write_variant("fraction", [f](nlohmann::json& j) { j["cluster"]["achieved_fraction"] = f; });
+    CHECK_THROWS_WITH(load_hardware_profile(fraction), Catch::Contains("cluster: field 'achieved_fraction' must be in (0, 1]"));
+  }
+  const std::string topology = write_variant("topology", [](nlohmann::json& j) { j["cluster"]["topology"] = "torus"; });
+  CHECK_THROWS_WITH(load_hardware_profile(topology), Catch::Contains("cluster: field 'topology' must be fat-tree"));
+  const std::string nics = write_variant("nics", [](nlohmann::json& j) { j["cluster"]["nics_per_node"] = 0; });
+  CHECK_THROWS_WITH(load_hardware_profile(nics), Catch::Contains("cluster: field 'nics_per_node' must be positive"));
 }
