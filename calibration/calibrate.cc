@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -44,8 +43,7 @@ int run_step(std::ostream& log, const Clock& clock, const std::string& what, con
     // the same command resumes. Die of the same signal, as a shell expects of an interrupted job.
     log << "calibrate: interrupted (signal " << e.signal << ") during " << what
         << "; the measurements so far are kept: rerun the same command to resume\n" << std::flush;
-    std::signal(e.signal, SIG_DFL);
-    std::raise(e.signal);
+    die_of_signal(e.signal);
   }
   return e.status;
 }

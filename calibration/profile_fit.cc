@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calibration/fit_sections.h"
+#include "calibration/step_process.h"
 #include "core/common/error.h"
 #include "core/common/output_file.h"
 #include "core/common/format.h"
@@ -308,14 +309,14 @@ void draw_report(std::ostream& log, const std::string& dir) {
   const std::string scripts = std::string(DNNPERF_SOURCE_DIR) + "/scripts/";
   if (std::filesystem::exists(dir + "/compute_points.csv")) {
     const std::string plot = "/usr/bin/python3 '" + scripts + "plot_compute_fit.py' '" + dir + "/compute_points.csv' >/dev/null 2>&1";
-    log << (std::system(plot.c_str()) == 0 ? "compute plots in " + dir + "\n" : "compute plots not made (matplotlib missing?); data in " + dir + "/compute_points.csv\n");
+    log << (run_step_or_die(plot) == 0 ? "compute plots in " + dir + "\n" : "compute plots not made (matplotlib missing?); data in " + dir + "/compute_points.csv\n");
     const std::string structure = "/usr/bin/python3 '" + scripts + "residual_structure.py' '" + dir + "/compute_points.csv' > '" + dir + "/residual_structure.txt' 2>&1";
-    log << (std::system(structure.c_str()) == 0 ? "is the analytic family's error left in the shape: " + dir + "/residual_structure.txt\n"
+    log << (run_step_or_die(structure) == 0 ? "is the analytic family's error left in the shape: " + dir + "/residual_structure.txt\n"
                                                       : "residual structure not examined (scikit-learn missing?): " + dir + "/residual_structure.txt\n");
   }
   if (std::filesystem::exists(dir + "/fit_points.csv")) {
     const std::string plot = "/usr/bin/python3 '" + scripts + "plot_fit.py' '" + dir + "/fit_points.csv' >/dev/null 2>&1";
-    log << (std::system(plot.c_str()) == 0 ? "plots in " + dir + "\n" : "plots not made (matplotlib missing?); data in " + dir + "/fit_points.csv\n");
+    log << (run_step_or_die(plot) == 0 ? "plots in " + dir + "\n" : "plots not made (matplotlib missing?); data in " + dir + "/fit_points.csv\n");
   }
 }
 

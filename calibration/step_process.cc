@@ -59,4 +59,21 @@ StepExit run_step_process(const std::string& command) {
   return e;
 }
 
+int run_step_or_die(const std::string& command) {
+  const StepExit e = run_step_process(command);
+  if (e.signal) die_of_signal(e.signal);
+  return e.status;
+}
+
+void die_of_signal(int signal) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  struct sigaction plain {};
+  plain.sa_handler = SIG_DFL;
+  sigemptyset(&plain.sa_mask);
+  sigaction(signal, &plain, nullptr);
+  raise(signal);
+  _exit(128 + signal);  // a signal whose default action does not end the program
+}
+
 }  // namespace dnnperf::calibration

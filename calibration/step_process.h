@@ -21,4 +21,11 @@ struct StepExit {
 
 StepExit run_step_process(const std::string& command);
 
+/// Runs `command` as above and returns its exit status; if the program was signalled meanwhile,
+/// ends it by the same signal (after the step has ended), as a shell expects of an interrupted job.
+int run_step_or_die(const std::string& command);
+
+/// Ends the program by `signal`, its default action restored.
+[[noreturn]] void die_of_signal(int signal);
+
 }  // namespace dnnperf::calibration
