@@ -11,7 +11,12 @@ namespace {
 
 /// A shape parameter in [least, kMaxTensorElements].
 std::int64_t dimension(const nlohmann::json& p, const char* name, std::int64_t least = 1) {
-  const std::int64_t v = p.at(name).get<std::int64_t>();
+  const nlohmann::json& j = p.at(name);
+  // Only an integer is a dimension: nlohmann converts a float such as 3.8e21 to int64 by a cast
+  // that is undefined beyond its range.
+  if (!j.is_number_integer())
+    throw InputError(std::string("params field '") + name + "' must be an integer, is " + j.dump());
+  const std::int64_t v = j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxTensorElements) ? kMaxTensorElements + 1 : j.get<std::int64_t>();
   if (v < least || v > kMaxTensorElements)
     throw InputError(std::string("params field '") + name + "' must be " + (least > 0 ? "positive" : "non-negative") + " (at most 2^48), is " + std::to_string(v));
   return v;

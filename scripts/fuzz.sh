@@ -49,8 +49,17 @@ release=${DNNPERF_REPLAY_BUILD_DIR:-build-test}
 replays=()
 for t in "${targets[@]}"; do replays+=("replay-$t"); done
 cmake --build "$release" --target "${replays[@]}" -j"$(nproc)" >/dev/null
+# The judges are copied aside: a rebuild of the release folder during a long run must not take them away.
+mkdir -p "$build/judges"
+for t in "${targets[@]}"; do cp "$release/bin/replay-$t" "$build/judges/"; done
 run_one() {
   local t=$1 log="$build/logs/$1.log" left=$seconds status=0 segment=0
+  # Findings of earlier runs (each fixed and kept under tests/fuzz/regressions/) are moved aside,
+  # so that what this run reports is its own.
+  if [ -n "$(ls -A "$build/artifacts/$t" 2>/dev/null)" ]; then
+    mkdir -p "$build/artifacts-earlier/$t"
+    mv "$build/artifacts/$t"/* "$build/artifacts-earlier/$t/"
+  fi
   mkdir -p "$build/artifacts/$t" "$build/logs" "$build/slow/$t"
   : > "$log"
   while [ "$left" -gt 0 ]; do
@@ -62,17 +71,22 @@ run_one() {
     left=$((left - (SECONDS - start)))
     segment=$((segment + 1))
     local finding
-    finding=$(ls "$build/artifacts/$t" | head -1)
+    finding=$(ls -t "$build/artifacts/$t" | head -1)
     [ "$status" = 0 ] && break
     case "$finding" in
       timeout-*)
-        if timeout 1 "$release/bin/replay-$t" "$build/artifacts/$t/$finding" >/dev/null 2>&1; then
+        if timeout 1 "$build/judges/replay-$t" "$build/artifacts/$t/$finding" >/dev/null 2>&1; then
           mv "$build/artifacts/$t/$finding" "$build/slow/$t/"
           status=0
           continue
         fi ;;
     esac
     break
+  done
+  # libFuzzer keeps inputs it found slow (slow-unit-*) without stopping: judged the same way.
+  for unit in "$build/artifacts/$t"/slow-unit-*; do
+    [ -e "$unit" ] || continue
+    timeout 1 "$build/judges/replay-$t" "$unit" >/dev/null 2>&1 && mv "$unit" "$build/slow/$t/"
   done
   echo "$t $status $segment"
 }

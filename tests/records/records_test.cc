@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
+#include "records/kernel_record.h"
 #include "records/record_writer.h"
 #include "core/common/error.h"
 
@@ -104,4 +107,16 @@ TEST_CASE("Malformed measurement files are reported with file and line", "[recor
   { std::ofstream(path) << context << R"({"type":"record","type":"record"})" << "\n" << sample_record(4).to_json().dump() << "\n"; }
   CHECK_THROWS_WITH(read_records(path), Catch::Contains(":2: key 'type' appears twice in one object"));
   std::filesystem::remove(path);
+}
+
+TEST_CASE("A kernel's dimensions must be integers in range; a float is refused, not cast", "[records][errors]") {
+  const auto gemm = [](const nlohmann::json& m) {
+    return nlohmann::json{{"m", m}, {"n", 64}, {"k", 64}, {"batch", 1}, {"trans_a", false}, {"trans_b", false}};
+  };
+  CHECK(matrix_kernel_of("gemm", gemm(64), DType::f32));
+  // A fuzzed profile's measured kernel: converting 3.8e21 to int64 was undefined behaviour.
+  CHECK_THROWS_WITH(matrix_kernel_of("gemm", gemm(3.84922e21), DType::f32), Catch::Contains("params field 'm' must be an integer, is 3.84922e+21"));
+  CHECK_THROWS_WITH(matrix_kernel_of("gemm", gemm(64.0), DType::f32), Catch::Contains("must be an integer"));
+  CHECK_THROWS_WITH(matrix_kernel_of("gemm", gemm(std::numeric_limits<std::uint64_t>::max()), DType::f32), Catch::Contains("at most 2^48"));
+  CHECK_THROWS_WITH(matrix_kernel_of("gemm", gemm(0), DType::f32), Catch::Contains("must be positive"));
 }
