@@ -151,6 +151,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   if (d.pointwise_conv_gemm_below_batch < 0) r.fail("pointwise_conv_gemm_below_batch", "must not be negative");
   d.co_run_slowdown = read_process_factors(r, "co_run_slowdown", 0.0);
   d.sync_wait = read_process_factors(r, "sync_wait", 1.0);
+  d.step_jitter = r.real("step_jitter", 0.0);
+  if (!(d.step_jitter >= 0 && d.step_jitter < 1)) r.fail("step_jitter", "must be a relative spread in [0, 1)");
   d.ddp_step_overhead_s = read_per_process(r, "ddp_step_overhead_s", "seconds", 0, false, 10, "{\"2\": 0.008}");
   if (r.has("host_dispatch_s")) {
     const json& h = r.at("host_dispatch_s");
@@ -387,7 +389,8 @@ double expected_maximum_of_normals(int n) {
 }
 
 double sync_wait_factor(const DeviceSpec& d, int ranks) {
-  if (ranks <= 1 || d.sync_wait.empty()) return 1.0;
+  if (ranks <= 1) return 1.0;
+  if (d.sync_wait.empty()) return 1 + d.step_jitter * expected_maximum_of_normals(ranks);
   const auto& [largest, factor] = *d.sync_wait.rbegin();
   if (ranks <= largest) return interpolated(d.sync_wait, ranks);
   // Beyond the measured counts: ranks whose steps wander independently with the spread the

@@ -116,6 +116,10 @@ struct DeviceSpec {
   /// that are not validated: scripts/torch_sync_steps.py, fitted by `dnnperf fit`); empty: 1.
   /// Beyond the measured counts, see sync_wait_factor().
   std::map<int, double> sync_wait;
+  /// Where no sync_wait is measured (a datasheet profile): the relative spread of one rank's step
+  /// time from step to step, the ranks taken to wander independently, so that N ranks wait
+  /// 1 + step_jitter E[max of N] for the slowest (sync_wait_factor()). 0: no wait.
+  double step_jitter = 0;
   /// Seconds a DistributedDataParallel training step of P ranks takes beyond its kernels (with
   /// co_run_slowdown and sync_wait), its gradient all-reduces and their bucket copies: DDP's own
   /// work per step (the module buffers it broadcasts before every forward, its reducer), waiting
@@ -168,7 +172,8 @@ double ddp_step_overhead_seconds(const DeviceSpec& device, int ranks);
 /// the measured one, linear between measured counts (and from 1 at one rank); beyond the largest
 /// measured count P, ranks are taken to wander independently and normally, with the relative
 /// spread s that P's factor implies (w_P = 1 + s E[max of P]), so w_N = 1 + s E[max of N]: the
-/// wait grows as sqrt(2 ln N), to about 4.9 s at a million ranks. 1 with none measured.
+/// wait grows as sqrt(2 ln N), to about 4.9 s at a million ranks. With none measured,
+/// 1 + step_jitter E[max of N] (1 without a step_jitter either).
 double sync_wait_factor(const DeviceSpec& device, int ranks);
 
 /// E[max of n independent standard normal variables]: 0 for one, 0.564 for two, 1.029 for four,

@@ -69,6 +69,7 @@ json device_to_json(const DeviceSpec& d) {
             {"step_sigma", d.step_sigma}};
   if (!d.co_run_slowdown.empty()) j["co_run_slowdown"] = per_key(d.co_run_slowdown);
   if (!d.sync_wait.empty()) j["sync_wait"] = per_key(d.sync_wait);
+  if (d.step_jitter > 0) j["step_jitter"] = d.step_jitter;
   if (!d.ddp_step_overhead_s.empty()) j["ddp_step_overhead_s"] = per_key(d.ddp_step_overhead_s);
   if (!d.host_dispatch_s.empty()) j["host_dispatch_s"] = per_key(d.host_dispatch_s);
   if (!d.host_op_s.empty()) {

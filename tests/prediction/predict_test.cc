@@ -102,17 +102,28 @@ TEST_CASE("One device has no communication", "[prediction]") {
   CHECK(p.samples_per_s == Approx(32 / p.iteration_s));
 }
 
-TEST_CASE("A network without parameters scales linearly under weak scaling", "[prediction][scaling]") {
-  const HardwareProfile hw = find_hardware_profile("a100");
+TEST_CASE("A network without parameters scales linearly under weak scaling, but for the wait for the slowest rank", "[prediction][scaling]") {
+  HardwareProfile hw = find_hardware_profile("a100");
   const auto build = [](std::int64_t batch) {
     NetworkBuilder b("no_parameters");
     int x = b.input("x", {batch, 1024});
     for (int i = 0; i < 4; ++i) x = b.relu(x, "relu" + std::to_string(i));
     return std::move(b).finish();
   };
+  // The datasheet's step jitter: each point waits for the slowest of its ranks and no more.
   const auto points = scale(build, hw, on(1, 8), 64, parse_node_counts("1..1024"), Scaling::weak);
   REQUIRE(points.size() == 11);
+  REQUIRE(hw.device.step_jitter > 0);
+  const double first = 1 + hw.device.step_jitter * expected_maximum_of_normals(8);
   for (const ScalePoint& p : points) {
+    const double wait = 1 + hw.device.step_jitter * expected_maximum_of_normals(8 * p.nodes);
+    CHECK(p.prediction.sync_wait == Approx(wait));
+    CHECK(p.efficiency == Approx(first / wait));
+  }
+  CHECK(points.back().efficiency < points.front().efficiency);
+  // Without it, linear.
+  hw.device.step_jitter = 0;
+  for (const ScalePoint& p : scale(build, hw, on(1, 8), 64, parse_node_counts("1..1024"), Scaling::weak)) {
     CHECK(p.efficiency == Approx(1.0));
     CHECK(p.speedup == Approx(p.nodes));
   }

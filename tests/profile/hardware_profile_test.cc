@@ -433,6 +433,16 @@ TEST_CASE("Ranks meeting every step wait for the slowest: measured, between and 
   CHECK_THROWS_WITH(load_hardware_profile(below), Catch::Contains("device: field 'sync_wait' factor for 2 processes must be a number in [1, 100]"));
   const std::string key = write_variant("wait_key", [](nlohmann::json& j) { j["device"]["sync_wait"] = {{"1", 1.1}}; });
   CHECK_THROWS_WITH(load_hardware_profile(key), Catch::Contains("field 'sync_wait' key '1' is not a process count of at least 2"));
+  // Nothing measured but a step jitter (the datasheet GPUs): the slowest of N wandering ranks.
+  DeviceSpec sheet = find_hardware_profile("cpu").device;
+  sheet.step_jitter = 0.005;
+  CHECK(sync_wait_factor(sheet, 1) == 1.0);
+  CHECK(sync_wait_factor(sheet, 1000) == Approx(1 + 0.005 * 3.241436).epsilon(1e-6));
+  CHECK(find_hardware_profile("a100").device.step_jitter == 0.005);
+  for (const double bad : {-0.1, 1.0}) {
+    const std::string jitter = write_variant("jitter", [bad](nlohmann::json& j) { j["device"]["step_jitter"] = bad; });
+    CHECK_THROWS_WITH(load_hardware_profile(jitter), Catch::Contains("device: field 'step_jitter' must be a relative spread in [0, 1)"));
+  }
 }
 
 TEST_CASE("DDP's own seconds per step: measured, between, beyond; bad ones named", "[hardware]") {
