@@ -1,7 +1,12 @@
 // Replays saved inputs through a fuzz target without libFuzzer: each argument is a file or a
 // folder of files (not recursive). Used by ctest on the regression inputs and the seed files, so
 // every crash a fuzzing run once found stays fixed in an ordinary (and sanitized) build.
+// With DNNPERF_REPLAY_LIMIT_S set, an input that takes longer than that many seconds (its own
+// time, not the program's start) fails the replay with exit 3: how scripts/fuzz.sh judges a
+// libFuzzer timeout again in a release build, on a machine whose load may slow the start alone.
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -25,12 +30,20 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  const char* limit_text = std::getenv("DNNPERF_REPLAY_LIMIT_S");
+  const double limit_s = limit_text ? std::atof(limit_text) : 0.0;
   for (const auto& path : inputs) {
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     // A crash or an escaping exception names the input last printed.
     std::cout << path.string() << "\n" << std::flush;
+    const auto start = std::chrono::steady_clock::now();
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (limit_s > 0 && seconds > limit_s) {
+      std::cout << path.string() << ": " << seconds << " s, over the limit of " << limit_s << " s\n";
+      return 3;
+    }
   }
   std::cout << inputs.size() << " inputs replayed\n";
   return inputs.empty() ? 1 : 0;
