@@ -79,6 +79,8 @@ run_one() {
       timeout-*)
         if DNNPERF_REPLAY_LIMIT_S=1 timeout 60 "$build/judges/replay-$t" "$build/artifacts/$t/$finding" >/dev/null 2>&1; then
           mv "$build/artifacts/$t/$finding" "$build/slow/$t/"
+          # Its copy in the corpus (named by the same hash) would stop every restart again.
+          rm -f "$build/corpus/$t/${finding#timeout-}"
           status=0
           continue
         fi ;;
