@@ -20,7 +20,6 @@
 #include "core/common/table.h"
 #include "networks/import/network_loader.h"
 #include "predictor/prediction/scaling.h"
-#include "predictor/prediction/step_limit.h"
 
 namespace dnnperf::cli {
 namespace {
@@ -102,7 +101,7 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
       const Prediction& p = s.prediction;
       t.row({std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), std::to_string(p.global_batch), full(p.iteration_s),
              full(p.samples_per_s), full(s.speedup), full(s.efficiency), full(p.compute_s), full(p.comm_s), full(p.comm_exposed_s),
-             full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait), step_limit_name(step_limit(p, hw).limit)});
+             full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait), step_limit_name(s.limit.limit)});
     }
     write_file_atomically(csv_path, "CSV file", [&](std::ostream& csv) { t.print_csv(csv); });
   }
@@ -116,7 +115,7 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
       nlohmann::json point = prediction_json(s.prediction, g, false);
       point["speedup"] = s.speedup;
       point["efficiency"] = s.efficiency;
-      const StepLimit l = step_limit(s.prediction, hw);
+      const StepLimit& l = s.limit;
       point["bound"] = step_limit_name(l.limit);
       point["bound_parts_s"] = {{"network", l.network_s}, {"latency", l.latency_s}, {"straggler", l.straggler_s}, {"host", l.host_s}};
       j["points"].push_back(std::move(point));
@@ -142,7 +141,7 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
                                       fixed(p.samples_per_s, 0), fixed(s.speedup, 1), fixed(100 * s.efficiency, 1), ms(p.compute_s),
                                       ms(p.comm_exposed_s), fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1)};
     if (waits) cells.push_back(fixed(p.sync_wait, 3) + "x");
-    cells.push_back(step_limit_name(step_limit(p, hw).limit));
+    cells.push_back(step_limit_name(s.limit.limit));
     cells.push_back(p.memory.fits() ? "" : "does not fit");
     t.row(std::move(cells));
   }

@@ -74,6 +74,7 @@ std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, c
     ScalePoint point;
     point.nodes = n;
     point.prediction = simulate_step(*graph, *step, hw, config);
+    point.limit = step_limit(point.prediction, hw);
     points.push_back(std::move(point));
   }
   const Prediction& first = points.front().prediction;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "predictor/prediction/predict.h"
+#include "predictor/prediction/step_limit.h"
 
 namespace dnnperf {
 
@@ -16,6 +17,7 @@ struct ScalePoint {
   Prediction prediction;
   double speedup = 1;     // throughput relative to the first point
   double efficiency = 1;  // speedup / (devices relative to the first point)
+  StepLimit limit;        // what bounds the point's step
 };
 
 /// Node counts from "1,2,8", "1..4096" (powers of two from 1 to 4096) or "2..64:2" (a step of 2);
