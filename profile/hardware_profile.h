@@ -197,10 +197,22 @@ struct NodeSpec {
   LinkSpec intra;  // between devices of one node (NVLink/NVSwitch, PCIe)
 };
 
+/// The names `cluster.topology` takes.
+inline constexpr const char* kTopologyNames = "fat-tree, rail-optimized, torus";
+
 struct ClusterSpec {
   LinkSpec inter;   // per NIC, its line rate
   int nics_per_node = 1;
+  /// How nodes are joined (models/comm/fabric.h): "fat-tree" (default), "rail-optimized" or
+  /// "torus".
   std::string topology = "fat-tree";
+  /// Fat tree and rail-optimized: a leaf (or rail) switch's downlink bandwidth over its uplink
+  /// bandwidth, >= 1 (1: full bisection), and its ports towards the nodes (0: one switch holds
+  /// every node, so no traffic crosses the spine).
+  double oversubscription = 1;
+  int switch_ports = 0;
+  /// Torus: nodes per dimension; the product bounds the nodes a run may use.
+  std::vector<int> torus_dims;
   /// How collectives move bytes between nodes (profile/transport.h): "infiniband", "roce", "tcp";
   /// empty: as `inter.kind` implies. `achieved_fraction` (in (0, 1]; 0: the transport's published
   /// one) is the share of the line rate they reach.

@@ -99,6 +99,9 @@ json hardware_profile_to_json(const HardwareProfile& p) {
             {"node", {{"devices", p.node.devices}, {"intra", link_json(p.node.intra)}}},
             {"cluster", {{"inter", link_json(p.cluster.inter)}, {"nics_per_node", p.cluster.nics_per_node}, {"topology", p.cluster.topology}}}};
   if (!p.cluster.transport.empty()) j["cluster"]["transport"] = p.cluster.transport;
+  if (p.cluster.oversubscription != 1) j["cluster"]["oversubscription"] = p.cluster.oversubscription;
+  if (p.cluster.switch_ports > 0) j["cluster"]["switch_ports"] = p.cluster.switch_ports;
+  if (!p.cluster.torus_dims.empty()) j["cluster"]["torus_dims"] = p.cluster.torus_dims;
   if (p.cluster.achieved_fraction > 0) j["cluster"]["achieved_fraction"] = p.cluster.achieved_fraction;
   if (!p.aliases.empty()) j["aliases"] = p.aliases;
   if (!p.communication.empty()) j["communication"] = communication_section(p.communication);

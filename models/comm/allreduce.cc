@@ -8,14 +8,21 @@
 namespace dnnperf {
 namespace {
 
+double per_nic(const CommGroup& g, int flows) { return static_cast<double>(flows) / std::max(1, g.nics_per_node); }
+
 /// The link a step between partners `distance` apart (r and r xor distance, or r and r + distance
 /// for r a multiple of 2 distance) crosses, when `flows` ranks of each node send across at once.
 /// With blocks of ranks_per_node ranks, the partners share a node iff 2 distance divides it.
 LinkCost step_link(const CommGroup& g, int distance, int flows) {
   if (g.nodes() <= 1 || g.ranks_per_node % (2 * distance) == 0) return g.intra;
-  // The node's NICs are shared by its concurrent flows.
-  const double share = std::max(1.0, static_cast<double>(flows) / static_cast<double>(g.nics_per_node));
-  return {g.inter.alpha, g.inter.beta * share};
+  // The node's NICs are shared by its concurrent flows, and the fabric's links by the nodes'.
+  const int node_distance = std::max(1, distance / g.ranks_per_node);
+  return {g.inter.alpha, g.inter.beta * fabric_beta_factor(g.fabric, Traffic::exchange, g.nodes(), per_nic(g, flows), node_distance)};
+}
+
+/// One ring edge leaving each node, `flows` of them at once (one per ring running in parallel).
+LinkCost ring_link(const CommGroup& g, int flows) {
+  return {g.inter.alpha, g.inter.beta * fabric_beta_factor(g.fabric, Traffic::ring, g.nodes(), per_nic(g, flows))};
 }
 
 double step(const LinkCost& l, double bytes, double gamma_bytes, double gamma) {
@@ -36,9 +43,11 @@ double ring_allreduce(double n, const CommGroup& g) {
   // Every ring step moves one chunk over every edge at once, so a step takes as long as its slowest
   // edge; one ring edge leaves each node, alone on a NIC.
   LinkCost link = g.intra;
-  if (g.nodes() > 1 && g.ranks_per_node == 1) link = g.inter;
-  if (g.nodes() > 1 && g.ranks_per_node > 1)
-    link = {std::max(g.intra.alpha, g.inter.alpha), std::max(g.intra.beta, g.inter.beta)};
+  if (g.nodes() > 1 && g.ranks_per_node == 1) link = ring_link(g, 1);
+  if (g.nodes() > 1 && g.ranks_per_node > 1) {
+    const LinkCost out = ring_link(g, 1);
+    link = {std::max(g.intra.alpha, out.alpha), std::max(g.intra.beta, out.beta)};
+  }
   return ring(n, g.ranks, link, g.gamma, true, true);
 }
 
@@ -86,8 +95,7 @@ double hierarchical(double n, const CommGroup& g) {
   if (nodes > 1) {
     // Each GPU all-reduces its 1/g slice with its peers of the other nodes: g rings at once,
     // sharing the node's NICs.
-    const double share = std::max(1.0, static_cast<double>(per_node) / g.nics_per_node);
-    t += ring(n / per_node, nodes, {g.inter.alpha, g.inter.beta * share}, g.gamma, true, true);
+    t += ring(n / per_node, nodes, ring_link(g, per_node), g.gamma, true, true);
   }
   return t + ring(n, per_node, g.intra, 0, false, true);
 }

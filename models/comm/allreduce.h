@@ -14,12 +14,13 @@
 //
 // Each step is priced on the link it crosses: ranks are placed in blocks of ranks_per_node, and a
 // step whose partner is in another node pays the inter-node latency and a bandwidth shared by the
-// node's concurrent flows over its NICs. With one node, or one rank per node, the step sums reduce
+// node's concurrent flows over its NICs and, beyond them, by the fabric's links (fabric.h). With one node, or one rank per node, the step sums reduce
 // to the closed forms of the papers (tests/models/allreduce_test.cc checks that).
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "models/comm/fabric.h"
 #include "profile/comm_model.h"
 
 namespace dnnperf {
@@ -38,6 +39,7 @@ struct CommGroup {
   LinkCost intra;          // between ranks of one node
   LinkCost inter;          // one flow between nodes, alone on a NIC
   int nics_per_node = 1;
+  Fabric fabric;           // which inter-node flows share which links (fabric.h)
   double gamma = 0;        // reduction time per byte
 
   int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }

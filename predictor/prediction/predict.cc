@@ -155,6 +155,7 @@ CommGroup comm_group(const HardwareProfile& hw, int ranks, int ranks_per_node) {
   g.intra = {hw.node.intra.latency_s, 1.0 / hw.node.intra.bandwidth};
   g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.achieved_bandwidth()};
   g.nics_per_node = hw.cluster.nics_per_node;
+  g.fabric = fabric_of(hw.cluster);
   // Reducing two buffers into one reads two bytes and writes one per byte of message.
   g.gamma = 3.0 / hw.device.memory_bandwidth;
   return g;

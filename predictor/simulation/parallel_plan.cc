@@ -15,6 +15,12 @@ void ParallelPlan::validate(const HardwareProfile& hw) const {
     throw InputError(std::to_string(nodes) + " nodes of " + std::to_string(devices_per_node) + " devices are " +
                      std::to_string(static_cast<std::int64_t>(nodes) * devices_per_node) + " devices, beyond the " + std::to_string(kMaxRanks) +
                      " dnnperf prices");
+  if (!hw.cluster.torus_dims.empty()) {
+    std::int64_t places = 1;
+    for (int d : hw.cluster.torus_dims) places *= d;
+    if (nodes > places)
+      throw InputError(hw.path + ": cluster.torus_dims: the torus holds " + std::to_string(places) + " nodes; the plan asks for " + std::to_string(nodes));
+  }
   if (!(bucket_bytes > 0)) throw InputError("the gradient bucket size must be positive");
   if (!(first_bucket_bytes > 0)) throw InputError("the first gradient bucket size must be positive");
 }

@@ -150,3 +150,33 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   bad["tiles"] = 3;
   CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("tiles"));
 }
+
+TEST_CASE("FP32 3x3 convolutions before Ampere cost the cheaper of Winograd and their implicit GEMM") {
+  const DeviceSpec v100 = find_hardware_profile("v100").device;
+  const GpuComputeModel model(v100);
+  // VGG-16's conv3_2 at batch 64: 64x256x56x56, 3x3, pad 1.
+  ConvShape c{64, 256, 56, 56, 256, 3, 3, 56, 56, 1, 1, 1, 1, 1, 1, 1};
+  for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
+    const Kernel k = conv_kernel(phase, c, DType::f32);
+    const GpuKernelCost cost = model.cost(k, {});
+    CHECK(cost.winograd);
+    // Four times fewer products: faster than the FP32 units' peak would do the direct arithmetic,
+    // never faster than a quarter of it.
+    CHECK(k.flops / cost.seconds > v100.peak_flops.at(MathMode::fp32));
+    CHECK(k.flops / cost.seconds < 4 * v100.peak_flops.at(MathMode::fp32));
+  }
+  // Not for a strided, a 1x1 or a half-precision convolution (tensor cores: the implicit GEMM).
+  ConvShape strided = c;
+  strided.stride_h = strided.stride_w = 2, strided.p = strided.q = 28;
+  CHECK_FALSE(model.cost(conv_kernel(Phase::forward, strided, DType::f32), {}).winograd);
+  ConvShape pointwise = c;
+  pointwise.r = pointwise.s = 1, pointwise.pad_h = pointwise.pad_w = 0;
+  CHECK_FALSE(model.cost(conv_kernel(Phase::forward, pointwise, DType::f32), {}).winograd);
+  CHECK_FALSE(model.cost(conv_kernel(Phase::forward, c, DType::f16), {}).winograd);
+  // A GPU with TF32 tensor cores runs the FP32 convolution on them, as cuDNN does by default.
+  const DeviceSpec a100 = find_hardware_profile("a100").device;
+  CHECK_FALSE(GpuComputeModel(a100).cost(conv_kernel(Phase::forward, c, DType::f32), {}).winograd);
+  // A small image with few channels: the transforms outweigh the saving.
+  ConvShape thin{1, 3, 8, 8, 8, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 1};
+  CHECK_FALSE(model.cost(conv_kernel(Phase::forward, thin, DType::f32), {}).winograd);
+}

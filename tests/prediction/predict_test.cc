@@ -509,3 +509,13 @@ TEST_CASE("A step names what bounds it: compute, the network's bandwidth or its 
   dgx.precision = Precision::bf16;
   CHECK(step_limit(predict(network("resnet50", 64), a100, dgx), a100).limit == StepLimitKind::compute);
 }
+
+TEST_CASE("A torus too small for the run is named at the plan", "[prediction][errors]") {
+  HardwareProfile torus = find_hardware_profile("a100");
+  torus.cluster.topology = "torus";
+  torus.cluster.torus_dims = {2, 2};
+  RunConfig config = on(5, 8);
+  CHECK_THROWS_WITH(predict(network("resnet18", 2), torus, config), Catch::Contains("cluster.torus_dims: the torus holds 4 nodes; the plan asks for 5"));
+  config.plan.nodes = 4;
+  CHECK(predict(network("resnet18", 2), torus, config).iteration_s > 0);
+}

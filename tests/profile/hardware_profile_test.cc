@@ -37,7 +37,7 @@ std::string write_variant(const std::string& name, const std::function<void(nloh
 
 TEST_CASE("Shipped profiles load and are found by name and alias", "[hardware]") {
   const auto shipped = shipped_hardware_profiles();
-  CHECK(shipped.size() == 7);
+  CHECK(shipped.size() == 9);
   for (const auto& [name, aliases] : shipped) {
     INFO(name);
     const HardwareProfile p = find_hardware_profile(name);
@@ -903,8 +903,20 @@ TEST_CASE("Collectives between nodes get the bandwidth their transport achieves;
     const std::string fraction = write_variant("fraction", [f](nlohmann::json& j) { j["cluster"]["achieved_fraction"] = f; });
     CHECK_THROWS_WITH(load_hardware_profile(fraction), Catch::Contains("cluster: field 'achieved_fraction' must be in (0, 1]"));
   }
-  const std::string topology = write_variant("topology", [](nlohmann::json& j) { j["cluster"]["topology"] = "torus"; });
-  CHECK_THROWS_WITH(load_hardware_profile(topology), Catch::Contains("cluster: field 'topology' must be fat-tree"));
+  const std::string topology = write_variant("topology", [](nlohmann::json& j) { j["cluster"]["topology"] = "hypercube"; });
+  CHECK_THROWS_WITH(load_hardware_profile(topology), Catch::Contains("cluster: field 'topology' must be one of fat-tree, rail-optimized, torus"));
+  // The fabric's own fields, each named where it is wrong.
+  const auto bad_cluster = [](const char* name, nlohmann::json fields, const std::string& message) {
+    const std::string path = write_variant(name, [&](nlohmann::json& j) { j["cluster"].update(fields); });
+    CHECK_THROWS_WITH(load_hardware_profile(path), Catch::Contains(path) && Catch::Contains(message));
+  };
+  bad_cluster("below_one", {{"oversubscription", 0.5}, {"switch_ports", 32}}, "cluster: field 'oversubscription' must be at least 1");
+  bad_cluster("no_ports", {{"oversubscription", 2.0}}, "cluster: field 'switch_ports' needed with an oversubscription above 1");
+  bad_cluster("small_leaf", {{"switch_ports", 4}, {"nics_per_node", 8}}, "cannot hold one node's 8 NICs");
+  bad_cluster("torus_no_dims", {{"topology", "torus"}}, "cluster: field 'torus_dims' needed");
+  bad_cluster("torus_zero", {{"topology", "torus"}, {"torus_dims", {4, 0}}}, "cluster: field 'torus_dims' each dimension must be in [1,");
+  bad_cluster("torus_oversubscribed", {{"topology", "torus"}, {"torus_dims", {4, 4}}, {"oversubscription", 2.0}}, "not to a torus");
+  bad_cluster("tree_dims", {{"torus_dims", {4, 4}}}, "applies to topology \"torus\" only");
   const std::string nics = write_variant("nics", [](nlohmann::json& j) { j["cluster"]["nics_per_node"] = 0; });
   CHECK_THROWS_WITH(load_hardware_profile(nics), Catch::Contains("cluster: field 'nics_per_node' must be positive"));
 }

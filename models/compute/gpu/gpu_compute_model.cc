@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "models/compute/gpu/gpu_winograd.h"
 
 namespace dnnperf {
 namespace {
@@ -68,6 +69,12 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
     // The implicit GEMM counts the window's re-reads as operand traffic; the tensors themselves
     // must still cross DRAM once.
     if (conv) c.seconds = std::max(c.seconds, conv->fixed_s + (k.bytes_read + k.bytes_written) / (device_.memory_bandwidth * p.dram_efficiency));
+    // cuDNN, autotuned, runs the cheaper algorithm (gpu_winograd.h). From Ampere on, cuDNN runs
+    // FP32 convolutions on TF32 tensor cores by default, whose implicit GEMM wins.
+    if (conv && c.math == GpuMath::fp32 && !device_.peak_flops.contains(MathMode::tf32_tensor) && winograd_applies(k)) {
+      const double winograd = winograd_seconds(device_, p, k, work, conv->fixed_s);
+      if (winograd < c.seconds) c.seconds = winograd, c.winograd = true;
+    }
     return c;
   }
   c.streamed = true;

@@ -9,7 +9,8 @@
 //                 m = N P Q, n = K, k = C R S; backward data m = N H W, n = C, k = K R S;
 //                 backward filter m = K, n = C R S, k = N P Q, where split-K decides), its
 //                 k-loop at the direction's GpuConvParams::efficiency, aligned as its channels
-//                 are; depthwise and other thin-group convolutions as streams (no tiles);
+//                 are, or in FP32 the non-fused Winograd algorithm where that is cheaper
+//                 (gpu_winograd.h); depthwise and other thin-group convolutions as streams;
 //   memory pass   pass_min_s plus its bytes at DRAM's rate times its pass family's efficiency,
 //                 or its arithmetic on the plain units where that is longer.
 // Pure arithmetic and allocation-free (bench/kernel_pricing_bench.cc times it).
@@ -26,6 +27,7 @@ struct GpuKernelCost {
   GpuMath math = GpuMath::fp32;
   GpuGemmPlan plan;  // GEMMs and tiled convolutions
   bool streamed = false;  // priced as a stream: memory passes, thin-group convolutions
+  bool winograd = false;  // a 3x3 convolution priced as FP32 Winograd (gpu_winograd.h), cheaper than its implicit GEMM
 };
 
 class GpuComputeModel final : public ComputeModel {
