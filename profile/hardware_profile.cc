@@ -153,6 +153,10 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   d.sync_wait = read_process_factors(r, "sync_wait", 1.0);
   d.step_jitter = r.real("step_jitter", 0.0);
   if (!(d.step_jitter >= 0 && d.step_jitter < 1)) r.fail("step_jitter", "must be a relative spread in [0, 1)");
+  if (r.has("overlap_slowdown")) {
+    d.overlap_slowdown = r.real("overlap_slowdown", std::nullopt);
+    if (!(*d.overlap_slowdown >= 0 && *d.overlap_slowdown < 1)) r.fail("overlap_slowdown", "must be a fraction in [0, 1)");
+  }
   d.ddp_step_overhead_s = read_per_process(r, "ddp_step_overhead_s", "seconds", 0, false, 10, "{\"2\": 0.008}");
   if (r.has("host_dispatch_s")) {
     const json& h = r.at("host_dispatch_s");
@@ -293,6 +297,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     if (devices <= 0 || devices > kMaxRanks) n.fail("devices", "must be in [1, " + std::to_string(kMaxRanks) + "], is " + std::to_string(devices));
     p.node.devices = static_cast<int>(devices);
     p.node.intra = read_link(n.at("intra"), source + ": node.intra");
+    if (n.has("host")) p.node.host = read_link(n.at("host"), source + ": node.host");
     n.check_unknown();
   }
   {
@@ -345,6 +350,18 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
       p.cluster.achieved_fraction = c.real("achieved_fraction", std::nullopt);
       if (!(p.cluster.achieved_fraction > 0 && p.cluster.achieved_fraction <= 1)) c.fail("achieved_fraction", "must be in (0, 1]");
     }
+    if (c.has("straggler_share") != c.has("straggler_slowdown"))
+      c.fail(c.has("straggler_share") ? "straggler_slowdown" : "straggler_share", "needed with the other: stragglers are a share of nodes and how much slower they run");
+    if (c.has("straggler_share")) {
+      p.cluster.straggler_share = c.real("straggler_share", std::nullopt);
+      if (!(p.cluster.straggler_share >= 0 && p.cluster.straggler_share < 1)) c.fail("straggler_share", "must be a share of nodes in [0, 1)");
+      p.cluster.straggler_slowdown = c.real("straggler_slowdown", std::nullopt);
+      if (!(p.cluster.straggler_slowdown >= 1 && p.cluster.straggler_slowdown <= 100))
+        c.fail("straggler_slowdown", "must be a factor on a step's computation in [1, 100]");
+    }
+    p.cluster.gpudirect_rdma = c.boolean("gpudirect_rdma", true);
+    if (!p.cluster.gpudirect_rdma && p.node.host.bandwidth <= 0)
+      c.fail("gpudirect_rdma", "false needs node.host: the device's link to host memory, which staged transfers cross");
     c.check_unknown();
   }
   if (r.has("communication")) p.communication = read_communication_section(r.at("communication"), source + ": communication");
@@ -400,6 +417,18 @@ double co_run_factor(const DeviceSpec& d, int processes) {
   if (processes <= 1 || d.co_run_slowdown.empty()) return 1.0;
   if (processes > d.co_run_slowdown.rbegin()->first) return d.co_run_slowdown.rbegin()->second;
   return interpolated(d.co_run_slowdown, processes);
+}
+
+double overlap_slowdown(const HardwareProfile& hw) {
+  if (hw.device.overlap_slowdown) return *hw.device.overlap_slowdown;
+  if (hw.device.kind != "gpu") return 0;
+  const double channels = 2.0 * std::max(1, hw.cluster.nics_per_node);
+  return std::min(0.5, channels / static_cast<double>(std::max<std::int64_t>(1, hw.device.multiprocessors)));
+}
+
+double straggler_factor(const ClusterSpec& c, int nodes) {
+  if (c.straggler_share <= 0 || c.straggler_slowdown <= 1 || nodes <= 0) return 1;
+  return 1 + (c.straggler_slowdown - 1) * (1 - std::pow(1 - c.straggler_share, nodes));
 }
 
 double expected_maximum_of_normals(int n) {

@@ -120,6 +120,10 @@ struct DeviceSpec {
   /// time from step to step, the ranks taken to wander independently, so that N ranks wait
   /// 1 + step_jitter E[max of N] for the slowest (sync_wait_factor()). 0: no wait.
   double step_jitter = 0;
+  /// The fraction by which a kernel slows while a collective runs beside it: the collective's
+  /// kernels hold SMs (NCCL runs each channel as a thread block for the collective's duration).
+  /// Unset: overlap_slowdown() derives it from the datasheet.
+  std::optional<double> overlap_slowdown;
   /// Seconds a DistributedDataParallel training step of P ranks takes beyond its kernels (with
   /// co_run_slowdown and sync_wait), its gradient all-reduces and their bucket copies: DDP's own
   /// work per step (the module buffers it broadcasts before every forward, its reducer), waiting
@@ -195,6 +199,9 @@ inline constexpr std::int64_t kMaxRanks = std::int64_t{1} << 24;
 struct NodeSpec {
   int devices = 1;
   LinkSpec intra;  // between devices of one node (NVLink/NVSwitch, PCIe)
+  /// A device's link to host memory (PCIe), where known (bandwidth 0: not given): what
+  /// inter-node traffic crosses when it is staged through host memory (ClusterSpec::gpudirect_rdma).
+  LinkSpec host;
 };
 
 /// The names `cluster.topology` takes.
@@ -218,6 +225,15 @@ struct ClusterSpec {
   /// one) is the share of the line rate they reach.
   std::string transport;
   double achieved_fraction = 0;
+  /// Whether the NICs read and write device memory directly (GPUDirect RDMA). Without it, each
+  /// inter-node transfer is copied through host memory over the device's `node.host` link, which
+  /// bounds the flow where slower than its share of the NIC, and adds that link's latency twice.
+  bool gpudirect_rdma = true;
+  /// Persistent stragglers: the share of nodes that run slower than the rest (a throttled GPU,
+  /// a bad link, a noisy neighbour) in [0, 1), and their slowdown on a step's computation (>= 1).
+  /// A synchronous step waits for them; 0: none.
+  double straggler_share = 0;
+  double straggler_slowdown = 1;
 
   /// The bandwidth collectives get from one NIC: the line rate times the achieved fraction (the
   /// line rate itself for a link kind that implies no transport and no fraction given).
@@ -279,6 +295,17 @@ struct HardwareProfile {
  private:
   bool peak_flops_has(MathMode mode) const { return device.peak_flops.count(mode) > 0; }
 };
+
+/// The slowdown of kernels overlapped by a collective (DeviceSpec::overlap_slowdown): the
+/// profile's figure, else for a GPU NCCL's channels over its SMs, two channels per NIC (NCCL
+/// builds a ring per NIC and runs two channels on each; one thread block, one SM, per channel),
+/// at most half the SMs; 0 for a CPU, whose MPI progresses in the calls.
+double overlap_slowdown(const HardwareProfile& hardware);
+
+/// Persistent stragglers (ClusterSpec::straggler_share, straggler_slowdown): the factor on a
+/// step's computation at `nodes` nodes, the expected slowdown over placements,
+/// 1 + (slowdown - 1) (1 - (1 - share)^nodes); 1 without stragglers.
+double straggler_factor(const ClusterSpec& cluster, int nodes);
 
 /// The fitted communication model of a collective, algorithm ("default": the library's own
 /// choice) and mode, or null.

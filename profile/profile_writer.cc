@@ -70,6 +70,7 @@ json device_to_json(const DeviceSpec& d) {
   if (!d.co_run_slowdown.empty()) j["co_run_slowdown"] = per_key(d.co_run_slowdown);
   if (!d.sync_wait.empty()) j["sync_wait"] = per_key(d.sync_wait);
   if (d.step_jitter > 0) j["step_jitter"] = d.step_jitter;
+  if (d.overlap_slowdown) j["overlap_slowdown"] = *d.overlap_slowdown;
   if (!d.ddp_step_overhead_s.empty()) j["ddp_step_overhead_s"] = per_key(d.ddp_step_overhead_s);
   if (!d.host_dispatch_s.empty()) j["host_dispatch_s"] = per_key(d.host_dispatch_s);
   if (!d.host_op_s.empty()) {
@@ -99,6 +100,12 @@ json hardware_profile_to_json(const HardwareProfile& p) {
             {"node", {{"devices", p.node.devices}, {"intra", link_json(p.node.intra)}}},
             {"cluster", {{"inter", link_json(p.cluster.inter)}, {"nics_per_node", p.cluster.nics_per_node}, {"topology", p.cluster.topology}}}};
   if (!p.cluster.transport.empty()) j["cluster"]["transport"] = p.cluster.transport;
+  if (!p.cluster.gpudirect_rdma) j["cluster"]["gpudirect_rdma"] = false;
+  if (p.cluster.straggler_share > 0) {
+    j["cluster"]["straggler_share"] = p.cluster.straggler_share;
+    j["cluster"]["straggler_slowdown"] = p.cluster.straggler_slowdown;
+  }
+  if (p.node.host.bandwidth > 0) j["node"]["host"] = link_json(p.node.host);
   if (p.cluster.oversubscription != 1) j["cluster"]["oversubscription"] = p.cluster.oversubscription;
   if (p.cluster.switch_ports > 0) j["cluster"]["switch_ports"] = p.cluster.switch_ports;
   if (!p.cluster.torus_dims.empty()) j["cluster"]["torus_dims"] = p.cluster.torus_dims;

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "apps/dnnperf/cli_style.h"
 #include "apps/dnnperf/model_parallel_options.h"
@@ -33,15 +34,21 @@ void run_predict(const RunOptions& o, const ParallelOptions& parallel, bool summ
   config.plan.nodes = nodes[0];
   const Graph g = load_network(o.network, load_options(o, o.batch));
   const Prediction p = predict(g, hw, config);
-  if (o.json) print_json(std::cout, prediction_json(p, g, true), "predict");
-  else {
+  const std::optional<StepLimit> limit = config.inference ? std::nullopt : std::optional<StepLimit>(step_limit(p, hw));
+  if (o.json) {
+    nlohmann::json j = prediction_json(p, g, true);
+    if (limit) add_step_limit(j, *limit);
+    print_json(std::cout, j, "predict");
+  } else {
     print_prediction(std::cout, p, g, summary);
+    if (limit) print_step_limit(std::cout, *limit);
     if (const double f = co_run_factor(hw.device, config.plan.devices_per_node); f != 1.0)
       std::cout << "co-running          every kernel " << fixed(f, 3) << "x its time alone: " << config.plan.devices_per_node
                 << " ranks share a node (profile's co_run_slowdown)\n";
     if (p.sync_wait != 1.0)
       std::cout << "waiting             the computation " << fixed(p.sync_wait, 3) << "x a rank's own: each step waits for the slowest of "
-                << p.devices << " ranks (profile's " << (hw.device.sync_wait.empty() ? "step_jitter" : "sync_wait") << ")\n";
+                << p.devices << " ranks (profile's " << (hw.device.sync_wait.empty() ? "step_jitter" : "sync_wait")
+                << (straggler_factor(hw.cluster, config.plan.nodes) != 1.0 ? ", and its persistent stragglers: cluster.straggler_share" : "") << ")\n";
   }
 }
 

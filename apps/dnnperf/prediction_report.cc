@@ -43,6 +43,7 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   j["update_s"] = p.update_s;
   j["comm_s"] = p.comm_s;
   j["comm_exposed_s"] = p.comm_exposed_s;
+  j["overlap_cost_s"] = p.overlap_cost_s;
   j["gradient_bytes"] = p.gradient_bytes;
   j["launch"] = launch_name(p.config.launch);
   if (p.host_dispatch_s > 0) {
@@ -88,6 +89,16 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   return j;
 }
 
+void add_step_limit(nlohmann::json& j, const StepLimit& l) {
+  j["bound"] = step_limit_name(l.limit);
+  j["bound_parts_s"] = {{"network", l.network_s}, {"latency", l.latency_s}, {"straggler", l.straggler_s}, {"host", l.host_s}};
+}
+
+void print_step_limit(std::ostream& out, const StepLimit& l) {
+  out << "bound               " << step_limit_name(l.limit) << " (beyond the kernels' own work: network " << ms(l.network_s) << ", latency "
+      << ms(l.latency_s) << ", stragglers " << ms(l.straggler_s) << ", host " << ms(l.host_s) << " ms)\n";
+}
+
 void print_memory(std::ostream& out, const Prediction& p) {
   const MemoryEstimate& m = p.memory;
   const auto gib = [](double b) { return fixed(b / (1024.0 * 1024.0 * 1024.0), 2) + " GiB"; };
@@ -125,7 +136,8 @@ void print_prediction(std::ostream& out, const Prediction& p, const Graph& g, bo
               << "all-reduce          " << ms(p.comm_s) << " ms in " << p.allreduces.size() << " calls, "
               << fixed(p.gradient_bytes / (1024.0 * 1024.0), 1) << " MiB of gradients"
               << (p.ddp_overhead_s > 0 ? ", with DDP's own " + ms(p.ddp_overhead_s) + " ms per step (profile's ddp_step_overhead_s)" : "")
-              << "; exposed " << ms(p.comm_exposed_s) << " ms\n"
+              << "; exposed " << ms(p.comm_exposed_s) << " ms"
+              << (p.overlap_cost_s > 0 ? "; overlapping it cost the kernels " + ms(p.overlap_cost_s) + " ms" : "") << "\n"
               << "iteration           " << ms(p.iteration_s) << " ms"
               << (p.iteration_high_s > p.iteration_low_s ? " (95% interval " + ms(p.iteration_low_s) + " - " + ms(p.iteration_high_s) + " ms)" : "") << "\n"
               << "throughput          " << fixed(p.samples_per_s, 1) << " samples/s\n";

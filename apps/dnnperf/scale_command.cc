@@ -115,9 +115,7 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
       nlohmann::json point = prediction_json(s.prediction, g, false);
       point["speedup"] = s.speedup;
       point["efficiency"] = s.efficiency;
-      const StepLimit& l = s.limit;
-      point["bound"] = step_limit_name(l.limit);
-      point["bound_parts_s"] = {{"network", l.network_s}, {"latency", l.latency_s}, {"straggler", l.straggler_s}, {"host", l.host_s}};
+      add_step_limit(point, s.limit);
       j["points"].push_back(std::move(point));
     }
     print_json(std::cout, j, "scale");

@@ -8,21 +8,12 @@
 namespace dnnperf {
 namespace {
 
-double per_nic(const CommGroup& g, int flows) { return static_cast<double>(flows) / std::max(1, g.nics_per_node); }
-
 /// The link a step between partners `distance` apart (r and r xor distance, or r and r + distance
 /// for r a multiple of 2 distance) crosses, when `flows` ranks of each node send across at once.
 /// With blocks of ranks_per_node ranks, the partners share a node iff 2 distance divides it.
 LinkCost step_link(const CommGroup& g, int distance, int flows) {
   if (g.nodes() <= 1 || g.ranks_per_node % (2 * distance) == 0) return g.intra;
-  // The node's NICs are shared by its concurrent flows, and the fabric's links by the nodes'.
-  const int node_distance = std::max(1, distance / g.ranks_per_node);
-  return {g.inter.alpha, g.inter.beta * fabric_beta_factor(g.fabric, Traffic::exchange, g.nodes(), per_nic(g, flows), node_distance)};
-}
-
-/// One ring edge leaving each node, `flows` of them at once (one per ring running in parallel).
-LinkCost ring_link(const CommGroup& g, int flows) {
-  return {g.inter.alpha, g.inter.beta * fabric_beta_factor(g.fabric, Traffic::ring, g.nodes(), per_nic(g, flows))};
+  return inter_node_link(g, Traffic::exchange, flows, std::max(1, distance / g.ranks_per_node));
 }
 
 double step(const LinkCost& l, double bytes, double gamma_bytes, double gamma) {
@@ -43,9 +34,9 @@ double ring_allreduce(double n, const CommGroup& g) {
   // Every ring step moves one chunk over every edge at once, so a step takes as long as its slowest
   // edge; one ring edge leaves each node, alone on a NIC.
   LinkCost link = g.intra;
-  if (g.nodes() > 1 && g.ranks_per_node == 1) link = ring_link(g, 1);
+  if (g.nodes() > 1 && g.ranks_per_node == 1) link = inter_node_link(g, Traffic::ring, 1);
   if (g.nodes() > 1 && g.ranks_per_node > 1) {
-    const LinkCost out = ring_link(g, 1);
+    const LinkCost out = inter_node_link(g, Traffic::ring, 1);
     link = {std::max(g.intra.alpha, out.alpha), std::max(g.intra.beta, out.beta)};
   }
   return ring(n, g.ranks, link, g.gamma, true, true);
@@ -95,12 +86,17 @@ double hierarchical(double n, const CommGroup& g) {
   if (nodes > 1) {
     // Each GPU all-reduces its 1/g slice with its peers of the other nodes: g rings at once,
     // sharing the node's NICs.
-    t += ring(n / per_node, nodes, ring_link(g, per_node), g.gamma, true, true);
+    t += ring(n / per_node, nodes, inter_node_link(g, Traffic::ring, per_node), g.gamma, true, true);
   }
   return t + ring(n, per_node, g.intra, 0, false, true);
 }
 
 }  // namespace
+
+LinkCost inter_node_link(const CommGroup& g, Traffic pattern, int flows, int node_distance) {
+  const double per_nic = static_cast<double>(flows) / std::max(1, g.nics_per_node);
+  return {g.inter.alpha, std::max(g.inter.beta * fabric_beta_factor(g.fabric, pattern, g.nodes(), per_nic, node_distance), g.staging_beta)};
+}
 
 double allreduce_seconds(AllReduceAlgorithm a, double bytes, const CommGroup& g) {
   if (g.ranks <= 1 || bytes <= 0) return 0;

@@ -40,10 +40,19 @@ struct CommGroup {
   LinkCost inter;          // one flow between nodes, alone on a NIC
   int nics_per_node = 1;
   Fabric fabric;           // which inter-node flows share which links (fabric.h)
+  /// Where the NICs cannot read GPU memory (no GPUDirect RDMA), each inter-node flow is staged
+  /// through host memory over its GPU's host link: its time per byte there (0: no staging). The
+  /// copy is pipelined with the NIC's transfer, so the slower of the two bounds the flow.
+  double staging_beta = 0;
   double gamma = 0;        // reduction time per byte
 
   int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
 };
+
+/// One inter-node flow of a step of `pattern` while `flows` of each node's ranks send across at
+/// once (`node_distance` apart for an exchange): the NIC's latency, its time per byte shared with
+/// the node's other flows and by the fabric's links, or the staging copy's where slower.
+LinkCost inter_node_link(const CommGroup& group, Traffic pattern, int flows, int node_distance = 1);
 
 /// Seconds to all-reduce `bytes` bytes (per rank) over `group`. 0 for one rank.
 double allreduce_seconds(AllReduceAlgorithm algorithm, double bytes, const CommGroup& group);

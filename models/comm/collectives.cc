@@ -5,11 +5,6 @@
 namespace dnnperf {
 namespace {
 
-/// An inter-node link of a step of `pattern` while `flows` of each node's ranks send across.
-LinkCost shared_inter(const CommGroup& g, int flows, Traffic pattern) {
-  return {g.inter.alpha, g.inter.beta * fabric_beta_factor(g.fabric, pattern, g.nodes(), static_cast<double>(flows) / std::max(1, g.nics_per_node))};
-}
-
 // p - 1 ring steps of `chunk` bytes, each reducing it when `reduce`.
 double ring_steps(int p, double chunk, const LinkCost& link, double gamma, bool reduce) {
   if (p <= 1) return 0;
@@ -20,13 +15,13 @@ double gather_or_scatter(double n, const CommGroup& g, bool reduce) {
   const int p = g.ranks, per_node = std::min(g.ranks_per_node, g.ranks), nodes = g.nodes();
   if (nodes <= 1) return ring_steps(p, n / p, g.intra, g.gamma, reduce);
   // A flat ring: each step as slow as its slowest edge; one edge per node leaves it.
-  const LinkCost out = shared_inter(g, 1, Traffic::ring);
+  const LinkCost out = inter_node_link(g, Traffic::ring, 1);
   const LinkCost slowest{std::max(g.intra.alpha, out.alpha), std::max(g.intra.beta, out.beta)};
   const double flat = ring_steps(p, n / p, per_node > 1 ? slowest : out, g.gamma, reduce);
   // Hierarchical: inside the node over n, then across nodes over each rank's n / g slice
   // (reduce-scatter in that order; an all-gather runs it backwards, at the same cost).
   const double inside = ring_steps(per_node, n / per_node, g.intra, g.gamma, reduce);
-  const double across = ring_steps(nodes, n / per_node / nodes, shared_inter(g, per_node, Traffic::ring), g.gamma, reduce);
+  const double across = ring_steps(nodes, n / per_node / nodes, inter_node_link(g, Traffic::ring, per_node), g.gamma, reduce);
   return std::min(flat, inside + across);
 }
 
@@ -35,7 +30,7 @@ double all_to_all(double n, const CommGroup& g) {
   const double chunk = n / p;
   const double inside = (per_node - 1) * chunk * g.intra.beta + (per_node > 1 ? g.intra.alpha : 0.0);
   if (g.nodes() <= 1) return inside;
-  const LinkCost nic = shared_inter(g, per_node, Traffic::all_to_all);
+  const LinkCost nic = inter_node_link(g, Traffic::all_to_all, per_node);
   const double across = (p - per_node) * chunk * nic.beta + nic.alpha;
   return std::max(inside, across);
 }
@@ -65,7 +60,7 @@ double collective_seconds(Collective c, double bytes, const CommGroup& g) {
 
 double send_recv_seconds(double bytes, const CommGroup& g, bool across_nodes, int flows) {
   if (bytes <= 0) return 0;
-  const LinkCost link = across_nodes ? shared_inter(g, flows, Traffic::ring) : g.intra;  // neighbouring stages' nodes
+  const LinkCost link = across_nodes ? inter_node_link(g, Traffic::ring, flows) : g.intra;  // neighbouring stages' nodes
   return link.alpha + bytes * link.beta;
 }
 

@@ -156,6 +156,11 @@ CommGroup comm_group(const HardwareProfile& hw, int ranks, int ranks_per_node) {
   g.inter = {hw.cluster.inter.latency_s, 1.0 / hw.cluster.achieved_bandwidth()};
   g.nics_per_node = hw.cluster.nics_per_node;
   g.fabric = fabric_of(hw.cluster);
+  if (!hw.cluster.gpudirect_rdma) {
+    // Staged through host memory: the sender's device copies out and the receiver's copies in.
+    g.inter.alpha += 2 * hw.node.host.latency_s;
+    g.staging_beta = 1.0 / hw.node.host.bandwidth;
+  }
   // Reducing two buffers into one reads two bytes and writes one per byte of message.
   g.gamma = 3.0 / hw.device.memory_bandwidth;
   return g;
@@ -345,7 +350,9 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
 
   // Ranks that meet every training step wait for the slowest (DeviceSpec::sync_wait): the
   // computation between meetings stretches, on every rank alike.
-  const double wait = config.inference ? 1.0 : sync_wait_factor(hw.device, config.plan.data_parallel());
+  // Persistent stragglers (ClusterSpec::straggler_share) hold every step back the same way.
+  const double wait =
+      config.inference ? 1.0 : sync_wait_factor(hw.device, config.plan.data_parallel()) * straggler_factor(hw.cluster, config.plan.nodes);
   std::array<std::vector<double>, 3> copies;  // only where there is a wait: a sweep simulates many plans
   const auto stretched = [wait](const std::vector<double>& times, std::vector<double>& copy) -> const std::vector<double>& {
     if (wait == 1.0) return times;
@@ -394,17 +401,19 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     ParallelPlan plan = config.plan;
     plan.communication_on_compute_cores = hw.device.kind == "cpu";
     const double ddp = ddp_step_overhead_seconds(hw.device, plan.data_parallel());
+    const double overlap = overlap_slowdown(hw);
     DataParallelIteration dp = simulate_data_parallel(graph, step.kernels, seconds, plan,
                                                       allreduce_pricer(hw, plan, IntervalBound::center), step.gradient_bytes_per_element,
-                                                      step.copy_seconds_per_byte, ddp);
+                                                      step.copy_seconds_per_byte, ddp, overlap);
     if (step.calibrated) {
       // The interval: every kernel at the step's bounds (price_step), every all-reduce at its own.
       p.iteration_low_s = simulate_data_parallel(graph, step.kernels, low, plan, allreduce_pricer(hw, plan, IntervalBound::low),
-                                                 step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp).iteration_s;
+                                                 step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp, overlap).iteration_s;
       p.iteration_high_s = simulate_data_parallel(graph, step.kernels, high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
-                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp).iteration_s;
+                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp, overlap).iteration_s;
     }
     p.ddp_overhead_s = dp.ddp_overhead_s;
+    p.overlap_cost_s = dp.overlap_cost_s;
     p.fitted_communication = !hw.communication.empty();
     p.iteration_s = dp.iteration_s;
     p.compute_s = dp.compute_s;

@@ -49,6 +49,9 @@ struct Prediction {
   double update_s = 0;
   double comm_s = 0;       // all-reduce time, hidden or not
   double comm_exposed_s = 0;
+  /// What overlapping the collectives cost the kernels beside them (in compute_s; the profile's
+  /// overlap_slowdown()).
+  double overlap_cost_s = 0;
   double gradient_bytes = 0;
   /// Asynchronous devices whose profile measured the host (DeviceSpec::host_dispatch_s): the
   /// host's time queueing the step's kernels, and how long the device sat waiting for it (the

@@ -27,9 +27,11 @@ StepLimit step_limit(const Prediction& p, const HardwareProfile& hw) {
   }
   const double latency_share = total > 0 ? latency / total : 0.0;
   l.latency_s = p.comm_exposed_s * latency_share;
-  l.network_s = p.comm_exposed_s - l.latency_s;
-  // compute_s holds the stretch for the slowest rank (sync_wait times the kernels' own time).
-  l.straggler_s = p.sync_wait > 1 ? p.compute_s * (1 - 1 / p.sync_wait) : 0.0;
+  // What overlapping the collectives cost the kernels is the network's too.
+  l.network_s = p.comm_exposed_s - l.latency_s + p.overlap_cost_s;
+  // compute_s holds the stretch for the slowest rank (sync_wait times the kernels' own time) and
+  // the overlap's cost.
+  l.straggler_s = p.sync_wait > 1 ? (p.compute_s - p.overlap_cost_s) * (1 - 1 / p.sync_wait) : 0.0;
   l.host_s = p.device_waiting_s;
   const std::array<std::pair<StepLimitKind, double>, 4> parts{
       {{StepLimitKind::network, l.network_s}, {StepLimitKind::latency, l.latency_s}, {StepLimitKind::straggler, l.straggler_s}, {StepLimitKind::host, l.host_s}}};

@@ -7,8 +7,9 @@
 //
 // The parts of the step that are not the kernels' own work: the exposed gradient communication,
 // split into its latency part (each all-reduce priced at one byte: what no bandwidth removes) and
-// its bandwidth part (the rest), the wait for the slowest rank (Prediction::sync_wait), and the
-// device idling for the host to queue kernels. When those together take less than a tenth of the
+// its bandwidth part (the rest, with what overlapping the collectives cost the kernels), the wait
+// for the slowest rank (Prediction::sync_wait: jitter and persistent stragglers), and the device
+// idling for the host to queue kernels. When those together take less than a tenth of the
 // step, the step is compute-bound; otherwise the largest of them names the limit.
 #include "predictor/prediction/predict.h"
 
@@ -18,7 +19,7 @@ enum class StepLimitKind { compute, network, latency, straggler, host };
 
 struct StepLimit {
   StepLimitKind limit = StepLimitKind::compute;
-  double network_s = 0;    // exposed communication's bandwidth part
+  double network_s = 0;    // exposed communication's bandwidth part, and the overlap's cost
   double latency_s = 0;    // exposed communication's latency part
   double straggler_s = 0;  // waiting for the slowest rank
   double host_s = 0;       // the device waiting for the host

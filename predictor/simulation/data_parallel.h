@@ -41,6 +41,7 @@ struct DataParallelIteration {
   double comm_exposed_s = 0;   // iteration time not covered by computation
   double gradient_bytes = 0;
   double ddp_overhead_s = 0;   // DDP's own work per step, on the communication stream (DeviceSpec::ddp_step_overhead_s)
+  double overlap_cost_s = 0;   // what running beside the collectives added to the kernels (in compute_s)
 };
 
 /// `kernels` as lower() orders them (training) and `kernel_seconds` their durations;
@@ -49,10 +50,13 @@ struct DataParallelIteration {
 /// bucket and back after the all-reduce (PyTorch's default, gradient_as_bucket_view off); each
 /// bucket's all-reduce is charged both copies. `ddp_overhead_seconds`: with bucketed sync, DDP's
 /// own work per step beyond those (DeviceSpec::ddp_step_overhead_s), after the last bucket and
-/// before the optimizer step.
+/// before the optimizer step. `overlap_slowdown`: the fraction by which a kernel slows while an
+/// all-reduce runs beside it (overlap_slowdown() of the profile: the collective's kernels hold
+/// SMs); 0: overlap is free.
 DataParallelIteration simulate_data_parallel(const Graph& graph, std::span<const Kernel> kernels,
                                              std::span<const double> kernel_seconds, const ParallelPlan& plan,
                                              const AllReducePricer& allreduce, double gradient_bytes_per_element,
-                                             double bucket_copy_seconds_per_byte = 0, double ddp_overhead_seconds = 0);
+                                             double bucket_copy_seconds_per_byte = 0, double ddp_overhead_seconds = 0,
+                                             double overlap_slowdown = 0);
 
 }  // namespace dnnperf

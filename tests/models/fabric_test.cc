@@ -101,3 +101,15 @@ TEST_CASE("On a torus rings follow the links and exchanges share them by their h
   t.torus = {16, 16};  // mean hops 8 over 4 links
   CHECK(fabric_beta_factor(t, Traffic::all_to_all, 256, 1.0) == 2.0);
 }
+
+TEST_CASE("Without GPUDirect RDMA an inter-node flow is bound by the slower of its NIC share and the host copy", "[models][fabric]") {
+  CommGroup g = nodes_of_eight(4, tree(1, 0));
+  g.nics_per_node = 1;  // eight GPUs behind one 25 GB/s NIC: 3.1 GB/s each in the rings across nodes
+  const double direct = allreduce_seconds(AllReduceAlgorithm::hierarchical, 1e9, g);
+  g.staging_beta = 1.0 / 12e9;  // a 12 GB/s host link: faster than the NIC's share, no change
+  CHECK(allreduce_seconds(AllReduceAlgorithm::hierarchical, 1e9, g) == Approx(direct));
+  g.nics_per_node = 8;  // a NIC per GPU: now the host copy bounds each flow
+  const double own_nics = inter_node_link(nodes_of_eight(4, tree(1, 0)), Traffic::ring, 8).beta;
+  CHECK(inter_node_link(g, Traffic::ring, 8).beta == Approx(1.0 / 12e9));
+  CHECK(own_nics == Approx(1.0 / 25e9));
+}

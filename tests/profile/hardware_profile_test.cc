@@ -917,6 +917,13 @@ TEST_CASE("Collectives between nodes get the bandwidth their transport achieves;
   bad_cluster("torus_zero", {{"topology", "torus"}, {"torus_dims", {4, 0}}}, "cluster: field 'torus_dims' each dimension must be in [1,");
   bad_cluster("torus_oversubscribed", {{"topology", "torus"}, {"torus_dims", {4, 4}}, {"oversubscription", 2.0}}, "not to a torus");
   bad_cluster("tree_dims", {{"torus_dims", {4, 4}}}, "applies to topology \"torus\" only");
+  bad_cluster("staged_no_host", {{"gpudirect_rdma", false}}, "cluster: field 'gpudirect_rdma' false needs node.host");
+  const HardwareProfile staged = load_hardware_profile(write_variant("staged", [](nlohmann::json& j) {
+    j["cluster"]["gpudirect_rdma"] = false;
+    j["node"]["host"] = {{"kind", "pcie-gen4-x16"}, {"bandwidth", 25e9}, {"latency_s", 2e-6}};
+  }));
+  CHECK_FALSE(staged.cluster.gpudirect_rdma);
+  CHECK(staged.node.host.bandwidth == 25e9);
   const std::string nics = write_variant("nics", [](nlohmann::json& j) { j["cluster"]["nics_per_node"] = 0; });
   CHECK_THROWS_WITH(load_hardware_profile(nics), Catch::Contains("cluster: field 'nics_per_node' must be positive"));
 }
