@@ -48,12 +48,15 @@ check scale_strong 0 'strong scaling' -- "$bin" scale -n resnet50 --hardware a10
 # Each point says what bounds it: VGG-16 behind one shared 100 Gb/s TCP interface per 8 V100s.
 check scale_bound_network 0 ' 64 +512 .* network' -- "$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64
 check scale_bound_compute 0 '  1 +8 .* compute' -- "$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64
+check predict_bound 0 'bound +network \(beyond the kernels' -- "$bin" predict -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 64 --summary
+check predict_overlap_cost 0 'overlapping it cost the kernels [0-9.]+ ms' -- "$bin" predict -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 64 --summary
 "$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64 --json | /usr/bin/python3 -c '
 import json, sys
 points = json.load(sys.stdin)["points"]
 assert [p["bound"] for p in points] == ["compute", "network"], [p["bound"] for p in points]
 parts = points[1]["bound_parts_s"]
-assert abs(parts["network"] + parts["latency"] - points[1]["comm_exposed_s"]) < 1e-9 * max(1, points[1]["comm_exposed_s"])
+assert points[1]["overlap_cost_s"] > 0, points[1]["overlap_cost_s"]
+assert abs(parts["network"] + parts["latency"] - points[1]["comm_exposed_s"] - points[1]["overlap_cost_s"]) < 1e-9 * max(1, points[1]["comm_exposed_s"])
 ' && echo "ok   scale_bound_json" || { echo "FAIL scale_bound_json"; fail=1; }
 h200fit="$src/data/hardware/calibrated/h200-torch-2026-11-30.json"
 check predict_phase_bound 0 'forward +(host|device)-bound: host [0-9.]+ ms, kernels [0-9.]+ ms' -- "$bin" predict -n resnet50 --hardware "$h200fit" -b 32 --summary

@@ -495,7 +495,8 @@ TEST_CASE("A step names what bounds it: compute, the network's bandwidth or its 
   const Prediction many = predict(vgg, hw, config);
   const StepLimit network_bound = step_limit(many, hw);
   CHECK(network_bound.limit == StepLimitKind::network);
-  CHECK(network_bound.network_s + network_bound.latency_s == Approx(many.comm_exposed_s));
+  CHECK(many.overlap_cost_s > 0);
+  CHECK(network_bound.network_s + network_bound.latency_s == Approx(many.comm_exposed_s + many.overlap_cost_s));
   CHECK(network_bound.network_s > network_bound.latency_s);
   // Nodes 2 ms apart on a fast link, a small network: every bucket pays the latency.
   hw.cluster.inter.latency_s = 2e-3;
@@ -518,4 +519,49 @@ TEST_CASE("A torus too small for the run is named at the plan", "[prediction][er
   CHECK_THROWS_WITH(predict(network("resnet18", 2), torus, config), Catch::Contains("cluster.torus_dims: the torus holds 4 nodes; the plan asks for 5"));
   config.plan.nodes = 4;
   CHECK(predict(network("resnet18", 2), torus, config).iteration_s > 0);
+}
+
+TEST_CASE("Overlapping a collective costs the kernels beside it what the profile's overlap_slowdown says", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("p3dn");
+  RunConfig config = on(8, 8);
+  config.precision = Precision::fp16;
+  const Graph vgg = network("vgg16", 64);
+  // The datasheet's: NCCL's two channels on the one NIC, over 80 SMs.
+  CHECK(overlap_slowdown(hw) == Approx(2.0 / 80));
+  hw.device.overlap_slowdown = 0.0;
+  const Prediction free_overlap = predict(vgg, hw, config);
+  CHECK(free_overlap.overlap_cost_s == 0);
+  hw.device.overlap_slowdown = 0.2;
+  const Prediction costly = predict(vgg, hw, config);
+  // The kernels beside the all-reduces slow by a fifth of the time they share with them: more than
+  // nothing, less than a fifth of the whole communication.
+  CHECK(costly.overlap_cost_s > 0);
+  CHECK(costly.overlap_cost_s <= 0.2 * costly.comm_s + 1e-9);
+  CHECK(costly.compute_s == Approx(free_overlap.compute_s + costly.overlap_cost_s).epsilon(1e-9));
+  CHECK(costly.iteration_s > free_overlap.iteration_s);
+  CHECK(costly.iteration_s <= free_overlap.iteration_s + costly.overlap_cost_s + 1e-9);
+  // One device: nothing to overlap.
+  CHECK(predict(vgg, hw, on(1, 1)).overlap_cost_s == 0);
+  // A CPU's MPI progresses inside its calls: no such cost.
+  CHECK(overlap_slowdown(find_hardware_profile("cpu")) == 0);
+}
+
+TEST_CASE("Persistent stragglers hold back more steps the more nodes a run spans", "[prediction]") {
+  ClusterSpec c;
+  CHECK(straggler_factor(c, 1000) == 1);
+  c.straggler_share = 0.01;
+  c.straggler_slowdown = 1.2;
+  CHECK(straggler_factor(c, 1) == Approx(1 + 0.2 * 0.01));
+  CHECK(straggler_factor(c, 100) == Approx(1 + 0.2 * (1 - std::pow(0.99, 100))));
+  CHECK(straggler_factor(c, 100000) == Approx(1.2));
+  HardwareProfile hw = find_hardware_profile("a100");
+  hw.cluster.straggler_share = 0.01;
+  hw.cluster.straggler_slowdown = 1.5;
+  RunConfig few = on(2, 8), many = on(512, 8);
+  few.precision = many.precision = Precision::bf16;
+  const Graph rn = network("resnet50", 64);
+  const Prediction a = predict(rn, hw, few), b = predict(rn, hw, many);
+  CHECK(b.sync_wait > a.sync_wait);
+  CHECK(b.sync_wait == Approx(sync_wait_factor(hw.device, 4096) * straggler_factor(hw.cluster, 512)));
+  CHECK(step_limit(b, hw).limit == StepLimitKind::straggler);
 }

@@ -918,6 +918,11 @@ TEST_CASE("Collectives between nodes get the bandwidth their transport achieves;
   bad_cluster("torus_oversubscribed", {{"topology", "torus"}, {"torus_dims", {4, 4}}, {"oversubscription", 2.0}}, "not to a torus");
   bad_cluster("tree_dims", {{"torus_dims", {4, 4}}}, "applies to topology \"torus\" only");
   bad_cluster("staged_no_host", {{"gpudirect_rdma", false}}, "cluster: field 'gpudirect_rdma' false needs node.host");
+  bad_cluster("straggler_alone", {{"straggler_share", 0.01}}, "cluster: field 'straggler_slowdown' needed with the other");
+  bad_cluster("straggler_share", {{"straggler_share", 1.0}, {"straggler_slowdown", 1.2}}, "cluster: field 'straggler_share' must be a share of nodes in [0, 1)");
+  bad_cluster("straggler_fast", {{"straggler_share", 0.01}, {"straggler_slowdown", 0.5}}, "cluster: field 'straggler_slowdown' must be a factor");
+  const std::string overlap = write_variant("overlap", [](nlohmann::json& j) { j["device"]["overlap_slowdown"] = 1.5; });
+  CHECK_THROWS_WITH(load_hardware_profile(overlap), Catch::Contains("device: field 'overlap_slowdown' must be a fraction in [0, 1)"));
   const HardwareProfile staged = load_hardware_profile(write_variant("staged", [](nlohmann::json& j) {
     j["cluster"]["gpudirect_rdma"] = false;
     j["node"]["host"] = {{"kind", "pcie-gen4-x16"}, {"bandwidth", 25e9}, {"latency_s", 2e-6}};
