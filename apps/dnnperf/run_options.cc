@@ -24,7 +24,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)")->check(positive());
   c->add_option("--dtype", o.dtype, "fp32, tf32, fp16 or bf16 (the last two: mixed precision with fp32 master weights)")->capture_default_str();
   c->add_option("--optimizer", o.optimizer, "sgd, momentum or adam")->capture_default_str();
-  c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best (the cheapest per message), or a library's own measured choice: default (MPI's), gloo, nccl")->capture_default_str();
+  c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best (the cheapest per message), or a library's own measured choice: default (MPI's), gloo, nccl (on a GPU profile with no NCCL measured: NCCL's own tuner's choice of ring or tree and LL, LL128 or Simple)")->capture_default_str();
   c->add_option("--bucket-mib", o.bucket_mib, "DDP gradient bucket size in MiB")->capture_default_str()->check(positive());
   c->add_flag("--no-overlap", o.no_overlap, "one blocking all-reduce after backward (same as --sync end)");
   c->add_option("--sync", o.sync, "gradient all-reduce: bucketed (DDP, overlapping backward), per-layer (blocking) or end (blocking)")->capture_default_str();

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "models/comm/fitted_comm_model.h"
+#include "models/comm/nccl_tuning.h"
 #include "models/compute/profile_model.h"
 #include "models/compute/step_warmth.h"
 #include "core/analysis/step_residency.h"
@@ -214,10 +215,22 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
       return std::pair<std::string, double>{best->algorithm, price(best, bytes)};
     };
   }
+  const CommGroup group = comm_group(hw, plan);
+  if (plan.allreduce_library == "nccl" && hw.device.kind == "gpu") {
+    // Unmeasured NCCL on a GPU: its own tuner's choice (models/comm/nccl_tuning.h).
+    NcclMachine machine;
+    const std::string& intra = hw.node.intra.kind;
+    machine.nvlink = intra.find("nvlink") != std::string::npos || intra.find("nvswitch") != std::string::npos;
+    machine.ll128 = machine.nvlink && hw.supports(MathMode::fp16_tensor);
+    return [group, machine](double bytes) {
+      const NcclChoice c = nccl_allreduce(bytes, group, machine);
+      return std::pair<std::string, double>{c.algorithm, c.seconds};
+    };
+  }
   if (!plan.allreduce_library.empty())
     throw InputError("profile '" + hw.name + "' has no fitted communication models, so no model of " + plan.allreduce_library +
-                     "'s own all-reduce; measure and fit one (docs/models/fitting-notes.md)");
-  const CommGroup group = comm_group(hw, plan);
+                     "'s own all-reduce; measure and fit one (docs/models/fitting-notes.md)" +
+                     (plan.allreduce_library == "nccl" ? "" : std::string(", or take --allreduce best or an algorithm")));
   const std::optional<AllReduceAlgorithm> algorithm = plan.allreduce;
   return [group, algorithm](double bytes) {
     if (algorithm) return std::pair<std::string, double>{std::string(allreduce_name(*algorithm)), allreduce_seconds(*algorithm, bytes, group)};

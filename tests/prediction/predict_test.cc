@@ -565,3 +565,16 @@ TEST_CASE("Persistent stragglers hold back more steps the more nodes a run spans
   CHECK(b.sync_wait == Approx(sync_wait_factor(hw.device, 4096) * straggler_factor(hw.cluster, 512)));
   CHECK(step_limit(b, hw).limit == StepLimitKind::straggler);
 }
+
+TEST_CASE("Unmeasured NCCL on a datasheet GPU profile is priced by NCCL's own tuner; elsewhere it must be measured", "[prediction]") {
+  const HardwareProfile a100 = find_hardware_profile("a100");
+  RunConfig config = on(8, 8);
+  config.precision = Precision::bf16;
+  config.plan.allreduce_library = "nccl";
+  const Prediction p = predict(network("resnet50", 64), a100, config);
+  REQUIRE_FALSE(p.allreduces.empty());
+  for (const AllReduceCall& c : p.allreduces) CHECK(c.algorithm.rfind("nccl:", 0) == 0);
+  RunConfig cpu = on(2, 1);
+  cpu.plan.allreduce_library = "nccl";
+  CHECK_THROWS_WITH(predict(network("resnet18", 2), find_hardware_profile("cpu"), cpu), Catch::Contains("no fitted communication models"));
+}
