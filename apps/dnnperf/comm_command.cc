@@ -62,14 +62,20 @@ void run_comm(const CommOptions& o) {
     if (o.algorithm == "default") throw InputError("'default' is the library's measured choice: fit the profile first (dnnperf fit)");
     // The datasheet's alpha-beta-gamma prices one call alone; a stream overlaps nothing it knows of.
     const CommGroup g = comm_group(hw, o.procs, std::min(o.procs, hw.node.devices));
-    std::pair<AllReduceAlgorithm, double> r;
-    if (o.algorithm == "best") r = best_allreduce(o.bytes, g);
-    else {
-      const auto a = parse_allreduce(o.algorithm);
-      if (!a) throw InputError("--algorithm: unknown '" + o.algorithm + "'");
-      r = {*a, allreduce_seconds(*a, o.bytes, g)};
+    if (o.algorithm == "nccl" && hw.device.kind == "gpu") {
+      // NCCL unmeasured: its own tuner's choice (models/comm/nccl_tuning.h).
+      const NcclChoice c = nccl_allreduce(o.bytes, g, nccl_machine(hw));
+      out.update({{"algorithm", c.algorithm}, {"model", "NCCL's tuner"}, {"seconds", c.seconds}, {"low", c.seconds}, {"high", c.seconds}, {"calibrated", false}});
+    } else {
+      std::pair<AllReduceAlgorithm, double> r;
+      if (o.algorithm == "best") r = best_allreduce(o.bytes, g);
+      else {
+        const auto a = parse_allreduce(o.algorithm);
+        if (!a) throw InputError("--algorithm: unknown '" + o.algorithm + "'" + (is_library_name(o.algorithm) ? ": a library's own choice needs its fitted model (dnnperf fit); nccl is priced unmeasured on GPU profiles only" : ""));
+        r = {*a, allreduce_seconds(*a, o.bytes, g)};
+      }
+      out.update({{"algorithm", allreduce_name(r.first)}, {"model", "datasheet alpha-beta-gamma"}, {"seconds", r.second}, {"low", r.second}, {"high", r.second}, {"calibrated", false}});
     }
-    out.update({{"algorithm", allreduce_name(r.first)}, {"model", "datasheet alpha-beta-gamma"}, {"seconds", r.second}, {"low", r.second}, {"high", r.second}, {"calibrated", false}});
   }
   if (o.json) {
     print_json(std::cout, out, "comm");
@@ -100,7 +106,7 @@ void add_comm_command(CLI::App& app) {
                 "(the models bench --mode measured)")
       ->capture_default_str()
       ->check(CLI::IsMember({"isolated", "stream"}));
-  c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, or a library's measured choice: default (MPI's), gloo, nccl")->capture_default_str();
+  c->add_option("--algorithm", o->algorithm, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best, or a library's measured choice: default (MPI's), gloo, nccl (unmeasured on a GPU profile: NCCL's own tuner's choice)")->capture_default_str();
   c->add_flag("--json", o->json, "print one JSON object");
   c->callback([o] { run_comm(*o); });
 }

@@ -13,7 +13,6 @@
 #include <unordered_map>
 
 #include "models/comm/fitted_comm_model.h"
-#include "models/comm/nccl_tuning.h"
 #include "models/compute/profile_model.h"
 #include "models/compute/step_warmth.h"
 #include "core/analysis/step_residency.h"
@@ -167,6 +166,14 @@ CommGroup comm_group(const HardwareProfile& hw, int ranks, int ranks_per_node) {
   return g;
 }
 
+NcclMachine nccl_machine(const HardwareProfile& hw) {
+  NcclMachine m;
+  const std::string& intra = hw.node.intra.kind;
+  m.nvlink = intra.find("nvlink") != std::string::npos || intra.find("nvswitch") != std::string::npos;
+  m.ll128 = m.nvlink && hw.supports(MathMode::fp16_tensor);
+  return m;
+}
+
 CommGroup comm_group(const HardwareProfile& hw, const ParallelPlan& plan) { return comm_group(hw, plan.data_parallel(), plan.devices_per_node); }
 
 AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& plan, IntervalBound bound) {
@@ -218,10 +225,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
   const CommGroup group = comm_group(hw, plan);
   if (plan.allreduce_library == "nccl" && hw.device.kind == "gpu") {
     // Unmeasured NCCL on a GPU: its own tuner's choice (models/comm/nccl_tuning.h).
-    NcclMachine machine;
-    const std::string& intra = hw.node.intra.kind;
-    machine.nvlink = intra.find("nvlink") != std::string::npos || intra.find("nvswitch") != std::string::npos;
-    machine.ll128 = machine.nvlink && hw.supports(MathMode::fp16_tensor);
+    const NcclMachine machine = nccl_machine(hw);
     return [group, machine](double bytes) {
       const NcclChoice c = nccl_allreduce(bytes, group, machine);
       return std::pair<std::string, double>{c.algorithm, c.seconds};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/analysis/step_residency.h"
+#include "models/comm/nccl_tuning.h"
 #include "models/compute/analytic_model.h"
 #include "core/graph/graph.h"
 #include "profile/hardware_profile.h"
@@ -144,6 +145,9 @@ Prediction predict(const Graph& graph, const HardwareProfile& hardware, const Ru
 CommGroup comm_group(const HardwareProfile& hardware, int ranks, int ranks_per_node);
 /// The same for a plan's data-parallel ranks.
 CommGroup comm_group(const HardwareProfile& hardware, const ParallelPlan& plan);
+/// What NCCL's tuner sees of a profile's node (models/comm/nccl_tuning.h): NVLink or PCIe between
+/// its devices, LL128 where they are on NVLink and have tensor cores.
+NcclMachine nccl_machine(const HardwareProfile& hardware);
 
 /// How all-reduces are priced for a plan: by the profile's fitted models when it has them (the
 /// plan's algorithm, or the cheapest fitted one), else by the α-β-γ algorithms on its links.

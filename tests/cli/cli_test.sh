@@ -169,6 +169,13 @@ p = json.load(open(sys.argv[1])); p["cluster"]["transport"] = "carrier-pigeon"; 
 check profile_bad_transport 1 "bad_transport.json: cluster: field 'transport' must be one of infiniband, roce, tcp, is 'carrier-pigeon'" -- "$bin" predict -n resnet18 -b 2 --hardware "$tmp/bad_transport.json"
 check profile_zero_bandwidth 1 "field 'bandwidth' must be positive" -- "$bin" predict -n resnet50 -b 8 --hardware "$tmp/zero_bw.json"
 check comm_bytes_inf 2 "--bytes: must be a positive number, is 'inf'" -- "$bin" comm --bytes inf --procs 4
+check comm_nccl_tuner 0 'nccl:(ring|tree)/(LL|LL128|Simple), NCCL.s tuner' -- "$bin" comm --hardware a100 --bytes 1048576 --procs 64 --algorithm nccl
+check comm_nccl_cpu 1 "nccl is priced unmeasured on GPU profiles only" -- "$bin" comm --hardware cpu --bytes 1048576 --procs 4 --algorithm nccl
+/usr/bin/python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1])); p["cluster"].update({"oversubscription": 0.5, "switch_ports": 32}); json.dump(p, open(sys.argv[2], "w"))
+' "$src/data/hardware/a100-sxm4-80gb.json" "$tmp/bad_oversubscription.json"
+check profile_bad_oversubscription 1 "bad_oversubscription.json: cluster: field 'oversubscription' must be at least 1" -- "$bin" scale -n resnet18 -b 2 --hardware "$tmp/bad_oversubscription.json"
 # Measurements whose sizes are negative are refused by name (fit said "converged" on them).
 sed '2s/"bytes":4/"bytes":-4/' "$src/tests/data/cpu-sample/allreduce_np2.jsonl" > "$tmp/negative.jsonl"
 check records_negative_size 1 "negative.jsonl:2: field 'params.bytes' must not be negative, is -4" -- "$bin" fit "$tmp/negative.jsonl" --hardware cpu -o "$tmp/negative_fit.json"
