@@ -32,7 +32,7 @@ RunConfig on(int nodes, int per_node, GradientSync sync = GradientSync::bucketed
 
 }  // namespace
 
-TEST_CASE("Overlap is never slower than blocking, and never faster than its parts", "[prediction]") {
+TEST_CASE("Overlap is never slower than blocking but for what it costs the kernels, and never faster than its parts", "[prediction]") {
   const HardwareProfile hw = find_hardware_profile("a100");
   for (const std::string name : {"resnet18", "vgg11", "transformer_encoder"}) {
     for (int nodes : {1, 4, 32}) {
@@ -45,13 +45,20 @@ TEST_CASE("Overlap is never slower than blocking, and never faster than its part
       double copies = 0;
       for (const AllReduceCall& c : bucketed.allreduces) copies += c.copy_seconds;
       CHECK(copies > 0);
-      CHECK(bucketed.iteration_s <= (end.iteration_s + copies) * (1 + 1e-12));
+      // Overlap hides communication but slows the kernels beside it: never worse than blocking by
+      // more than that slowdown.
+      CHECK(bucketed.iteration_s <= (end.iteration_s + copies + bucketed.overlap_cost_s) * (1 + 1e-12));
       CHECK(bucketed.iteration_s >= std::max(bucketed.compute_s, bucketed.comm_s) * (1 - 1e-12));
       // Blocking at the end: compute, then one all-reduce, nothing hidden.
       CHECK(end.iteration_s == Approx(end.compute_s + end.comm_s));
       CHECK(end.allreduces.size() == 1);
       CHECK(layer.iteration_s == Approx(layer.compute_s + layer.comm_s));
-      CHECK(bucketed.compute_s == Approx(end.compute_s));
+      // The kernels are the same but for what overlapping the buckets cost them; blocking
+      // all-reduces overlap nothing.
+      CHECK(end.overlap_cost_s == 0);
+      CHECK(layer.overlap_cost_s == 0);
+      CHECK(bucketed.overlap_cost_s >= 0);
+      CHECK(bucketed.compute_s - bucketed.overlap_cost_s == Approx(end.compute_s));
     }
   }
 }

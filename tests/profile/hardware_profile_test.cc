@@ -907,7 +907,12 @@ TEST_CASE("Collectives between nodes get the bandwidth their transport achieves;
   CHECK_THROWS_WITH(load_hardware_profile(topology), Catch::Contains("cluster: field 'topology' must be one of fat-tree, rail-optimized, torus"));
   // The fabric's own fields, each named where it is wrong.
   const auto bad_cluster = [](const char* name, nlohmann::json fields, const std::string& message) {
-    const std::string path = write_variant(name, [&](nlohmann::json& j) { j["cluster"].update(fields); });
+    const std::string path = write_variant(name, [&](nlohmann::json& j) {
+      // From a plain fat tree: the base profile's own fabric fields would be refused first.
+      j["cluster"].erase("switch_ports");
+      j["cluster"]["topology"] = "fat-tree";
+      j["cluster"].update(fields);
+    });
     CHECK_THROWS_WITH(load_hardware_profile(path), Catch::Contains(path) && Catch::Contains(message));
   };
   bad_cluster("below_one", {{"oversubscription", 0.5}, {"switch_ports", 32}}, "cluster: field 'oversubscription' must be at least 1");
