@@ -306,17 +306,28 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     p.cluster.nics_per_node = static_cast<int>(c.integer("nics_per_node", std::nullopt));
     if (p.cluster.nics_per_node <= 0) c.fail("nics_per_node", "must be positive");
     p.cluster.topology = c.text("topology", "fat-tree");
-    if (p.cluster.topology != "fat-tree" && p.cluster.topology != "rail-optimized" && p.cluster.topology != "torus")
+    if (p.cluster.topology != "fat-tree" && p.cluster.topology != "rail-optimized" && p.cluster.topology != "torus" &&
+        p.cluster.topology != "dragonfly")
       c.fail("topology", std::string("must be one of ") + kTopologyNames + ", is '" + p.cluster.topology + "'");
-    const bool tree = p.cluster.topology != "torus";
+    const bool tree = p.cluster.topology == "fat-tree" || p.cluster.topology == "rail-optimized";
+    const bool dragonfly = p.cluster.topology == "dragonfly";
+    for (const char* key : {"group_nodes", "global_links"}) {
+      if (c.has(key) != dragonfly)
+        c.fail(key, dragonfly ? "needed with topology \"dragonfly\": nodes per group and the global links leaving a group"
+                              : "applies to topology \"dragonfly\" only");
+      if (!dragonfly) continue;
+      const std::int64_t v = c.integer(key, std::nullopt);
+      if (v < 1 || v > kMaxRanks) c.fail(key, "must be in [1, " + std::to_string(kMaxRanks) + "], is " + std::to_string(v));
+      (std::string(key) == "group_nodes" ? p.cluster.group_nodes : p.cluster.global_links) = static_cast<int>(v);
+    }
     if (c.has("oversubscription")) {
-      if (!tree) c.fail("oversubscription", "applies to switched fabrics (fat-tree, rail-optimized), not to a torus");
+      if (!tree) c.fail("oversubscription", "applies to fat-tree and rail-optimized fabrics, not to a " + p.cluster.topology);
       p.cluster.oversubscription = c.real("oversubscription", std::nullopt);
       if (!(p.cluster.oversubscription >= 1 && p.cluster.oversubscription <= 1e6))
         c.fail("oversubscription", "must be at least 1 (a leaf's downlink over its uplink bandwidth; 1: full bisection), is " + std::to_string(p.cluster.oversubscription));
     }
     if (c.has("switch_ports")) {
-      if (!tree) c.fail("switch_ports", "applies to switched fabrics (fat-tree, rail-optimized), not to a torus");
+      if (!tree) c.fail("switch_ports", "applies to fat-tree and rail-optimized fabrics, not to a " + p.cluster.topology);
       const std::int64_t ports = c.integer("switch_ports", std::nullopt);
       if (ports < 1 || ports > kMaxRanks) c.fail("switch_ports", "must be in [1, " + std::to_string(kMaxRanks) + "], is " + std::to_string(ports));
       p.cluster.switch_ports = static_cast<int>(ports);
@@ -326,7 +337,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
     if (p.cluster.oversubscription > 1 && p.cluster.switch_ports == 0)
       c.fail("switch_ports", "needed with an oversubscription above 1: how many nodes share a leaf's uplinks");
     if (c.has("torus_dims")) {
-      if (tree) c.fail("torus_dims", "applies to topology \"torus\" only");
+      if (p.cluster.topology != "torus") c.fail("torus_dims", "applies to topology \"torus\" only");
       std::int64_t product = 1;
       for (const std::int64_t d : c.integers("torus_dims", true)) {
         if (d < 1 || d > kMaxRanks) c.fail("torus_dims", "each dimension must be in [1, " + std::to_string(kMaxRanks) + "], one is " + std::to_string(d));
@@ -335,7 +346,7 @@ HardwareProfile read_profile(const json& doc, const std::string& source) {
         p.cluster.torus_dims.push_back(static_cast<int>(d));
       }
       if (p.cluster.torus_dims.empty() || p.cluster.torus_dims.size() > 6) c.fail("torus_dims", "must list 1 to 6 dimensions");
-    } else if (!tree) {
+    } else if (p.cluster.topology == "torus") {
       c.fail("torus_dims", "needed with topology \"torus\": nodes per dimension, e.g. [8, 8, 8]");
     }
     if (c.has("transport")) {

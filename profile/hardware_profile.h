@@ -205,13 +205,13 @@ struct NodeSpec {
 };
 
 /// The names `cluster.topology` takes.
-inline constexpr const char* kTopologyNames = "fat-tree, rail-optimized, torus";
+inline constexpr const char* kTopologyNames = "fat-tree, rail-optimized, torus, dragonfly";
 
 struct ClusterSpec {
   LinkSpec inter;   // per NIC, its line rate
   int nics_per_node = 1;
-  /// How nodes are joined (models/comm/fabric.h): "fat-tree" (default), "rail-optimized" or
-  /// "torus".
+  /// How nodes are joined (models/comm/fabric.h): "fat-tree" (default), "rail-optimized", "torus"
+  /// or "dragonfly".
   std::string topology = "fat-tree";
   /// Fat tree and rail-optimized: a leaf (or rail) switch's downlink bandwidth over its uplink
   /// bandwidth, >= 1 (1: full bisection), and its ports towards the nodes (0: one switch holds
@@ -220,6 +220,10 @@ struct ClusterSpec {
   int switch_ports = 0;
   /// Torus: nodes per dimension; the product bounds the nodes a run may use.
   std::vector<int> torus_dims;
+  /// Dragonfly: nodes per group (all-to-all inside it) and the global links leaving a group, each
+  /// at the NIC's rate.
+  int group_nodes = 0;
+  int global_links = 0;
   /// How collectives move bytes between nodes (profile/transport.h): "infiniband", "roce", "tcp";
   /// empty: as `inter.kind` implies. `achieved_fraction` (in (0, 1]; 0: the transport's published
   /// one) is the share of the line rate they reach.

@@ -109,6 +109,10 @@ json hardware_profile_to_json(const HardwareProfile& p) {
   if (p.cluster.oversubscription != 1) j["cluster"]["oversubscription"] = p.cluster.oversubscription;
   if (p.cluster.switch_ports > 0) j["cluster"]["switch_ports"] = p.cluster.switch_ports;
   if (!p.cluster.torus_dims.empty()) j["cluster"]["torus_dims"] = p.cluster.torus_dims;
+  if (p.cluster.group_nodes > 0) {
+    j["cluster"]["group_nodes"] = p.cluster.group_nodes;
+    j["cluster"]["global_links"] = p.cluster.global_links;
+  }
   if (p.cluster.achieved_fraction > 0) j["cluster"]["achieved_fraction"] = p.cluster.achieved_fraction;
   if (!p.aliases.empty()) j["aliases"] = p.aliases;
   if (!p.communication.empty()) j["communication"] = communication_section(p.communication);

@@ -58,6 +58,10 @@ Fabric fabric_of(const ClusterSpec& c) {
   if (c.topology == "rail-optimized") {
     f.kind = FabricKind::rail_optimized;
     f.nodes_per_leaf = c.switch_ports;
+  } else if (c.topology == "dragonfly") {
+    f.kind = FabricKind::dragonfly;
+    f.nodes_per_leaf = c.group_nodes;
+    f.oversubscription = std::max(1.0, static_cast<double>(c.group_nodes) * std::max(1, c.nics_per_node) / std::max(1, c.global_links));
   } else if (c.topology == "torus") {
     f.kind = FabricKind::torus;
     f.torus = c.torus_dims;

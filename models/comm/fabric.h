@@ -8,14 +8,18 @@
 //   rail-optimized   NIC i of every node on rail switch i (DGX SuperPOD's layout): a rail switch
 //                    holds switch_ports nodes, and traffic between GPUs of the same index stays
 //                    on their rail; beyond one rail group it crosses the spine, as in a fat tree.
+//   dragonfly        groups of `group_nodes` nodes joined all-to-all inside, `global_links`
+//                    links at the NIC's rate leaving each group (Kim et al., ISCA 2008): traffic
+//                    between groups shares them as a leaf's uplinks, a ratio of the group's NICs
+//                    over its global links.
 //   torus            nodes on a k-dimensional torus of the given sizes, placed in order (first
 //                    dimension fastest), each link at the NIC's rate; a flow crosses as many links
 //                    as its partner is hops away, and links are shared by the flows crossing them.
 //
 // A step's inter-node flow then runs slower than alone on its NIC by
-//   fat tree, rail:  max(1, F/N, F/N * r * c),   c = the share of a leaf's nodes whose partner is
-//                                                in another leaf (how much of the leaf's traffic
-//                                                wants its uplinks)
+//   fat tree, rail   max(1, F/N, F/N * r * c),   c = the share of a leaf's (group's) nodes whose
+//   and dragonfly:                               partner is in another leaf (how much of the
+//                                                leaf's traffic wants its uplinks)
 //   torus:           max(1, F/N) * h,            h = links each flow shares, per the pattern
 // with F flows of a node over its N NICs. The pattern decides c and h:
 //   exchange     every node with the node `distance` away, as XOR partners (recursive doubling
@@ -34,13 +38,13 @@ namespace dnnperf {
 
 struct ClusterSpec;
 
-enum class FabricKind : std::uint8_t { fat_tree, rail_optimized, torus };
+enum class FabricKind : std::uint8_t { fat_tree, rail_optimized, torus, dragonfly };
 enum class Traffic : std::uint8_t { exchange, ring, all_to_all };
 
 struct Fabric {
   FabricKind kind = FabricKind::fat_tree;
   double oversubscription = 1;
-  int nodes_per_leaf = 0;     // fat tree and rail groups; 0: one switch holds every node
+  int nodes_per_leaf = 0;     // fat tree, rail and dragonfly groups; 0: one switch holds every node
   std::vector<int> torus;     // torus: nodes per dimension
 };
 

@@ -113,3 +113,20 @@ TEST_CASE("Without GPUDirect RDMA an inter-node flow is bound by the slower of i
   CHECK(inter_node_link(g, Traffic::ring, 8).beta == Approx(1.0 / 12e9));
   CHECK(own_nics == Approx(1.0 / 25e9));
 }
+
+TEST_CASE("A dragonfly's groups share their global links as a leaf its uplinks", "[models][fabric]") {
+  ClusterSpec c;
+  c.topology = "dragonfly";
+  c.nics_per_node = 1;
+  c.group_nodes = 16;
+  c.global_links = 4;  // 16 NICs' traffic over 4 global links: 4:1
+  const Fabric d = fabric_of(c);
+  CHECK(d.kind == FabricKind::dragonfly);
+  CHECK(d.nodes_per_leaf == 16);
+  CHECK(d.oversubscription == 4.0);
+  CHECK(fabric_beta_factor(d, Traffic::exchange, 64, 1.0, 8) == 1.0);   // inside a group
+  CHECK(fabric_beta_factor(d, Traffic::exchange, 64, 1.0, 16) == 4.0);  // between groups
+  CHECK(fabric_beta_factor(d, Traffic::ring, 64, 1.0) == 1.0);          // one edge leaves a group
+  c.global_links = 32;  // more global links than NICs: no taper
+  CHECK(fabric_of(c).oversubscription == 1.0);
+}

@@ -904,7 +904,7 @@ TEST_CASE("Collectives between nodes get the bandwidth their transport achieves;
     CHECK_THROWS_WITH(load_hardware_profile(fraction), Catch::Contains("cluster: field 'achieved_fraction' must be in (0, 1]"));
   }
   const std::string topology = write_variant("topology", [](nlohmann::json& j) { j["cluster"]["topology"] = "hypercube"; });
-  CHECK_THROWS_WITH(load_hardware_profile(topology), Catch::Contains("cluster: field 'topology' must be one of fat-tree, rail-optimized, torus"));
+  CHECK_THROWS_WITH(load_hardware_profile(topology), Catch::Contains("cluster: field 'topology' must be one of fat-tree, rail-optimized, torus, dragonfly"));
   // The fabric's own fields, each named where it is wrong.
   const auto bad_cluster = [](const char* name, nlohmann::json fields, const std::string& message) {
     const std::string path = write_variant(name, [&](nlohmann::json& j) {
@@ -922,6 +922,16 @@ TEST_CASE("Collectives between nodes get the bandwidth their transport achieves;
   bad_cluster("torus_zero", {{"topology", "torus"}, {"torus_dims", {4, 0}}}, "cluster: field 'torus_dims' each dimension must be in [1,");
   bad_cluster("torus_oversubscribed", {{"topology", "torus"}, {"torus_dims", {4, 4}}, {"oversubscription", 2.0}}, "not to a torus");
   bad_cluster("tree_dims", {{"torus_dims", {4, 4}}}, "applies to topology \"torus\" only");
+  bad_cluster("dragonfly_no_groups", {{"topology", "dragonfly"}}, "cluster: field 'group_nodes' needed with topology \"dragonfly\"");
+  bad_cluster("dragonfly_zero_links", {{"topology", "dragonfly"}, {"group_nodes", 16}, {"global_links", 0}}, "cluster: field 'global_links' must be in [1,");
+  bad_cluster("tree_groups", {{"group_nodes", 16}}, "cluster: field 'group_nodes' applies to topology \"dragonfly\" only");
+  bad_cluster("dragonfly_ports", {{"topology", "dragonfly"}, {"group_nodes", 16}, {"global_links", 4}, {"switch_ports", 32}}, "not to a dragonfly");
+  const HardwareProfile dragonfly = load_hardware_profile(write_variant("dragonfly", [](nlohmann::json& j) {
+    j["cluster"].erase("switch_ports");
+    j["cluster"].update({{"topology", "dragonfly"}, {"group_nodes", 16}, {"global_links", 4}});
+  }));
+  CHECK(dragonfly.cluster.group_nodes == 16);
+  CHECK(dragonfly.cluster.global_links == 4);
   bad_cluster("staged_no_host", {{"gpudirect_rdma", false}}, "cluster: field 'gpudirect_rdma' false needs node.host");
   bad_cluster("straggler_alone", {{"straggler_share", 0.01}}, "cluster: field 'straggler_slowdown' needed with the other");
   bad_cluster("straggler_share", {{"straggler_share", 1.0}, {"straggler_slowdown", 1.2}}, "cluster: field 'straggler_share' must be a share of nodes in [0, 1)");

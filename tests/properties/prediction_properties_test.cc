@@ -65,14 +65,21 @@ TEST_CASE("Every prediction is finite and positive, inside its interval, with a 
 
 // Node counts grow by doubling, as scale's ranges do ("1..4096"): a fitted all-reduce model is
 // made monotone along doublings of its ranks (models/comm/fitted_comm_model.h).
-/// A shipped profile, on a switched fabric of a generated shape half the time: a fat tree or rail
-/// groups of 4-64 ports, up to 8:1 oversubscribed, with or without GPUDirect RDMA.
+/// A shipped profile, on a fabric of a generated shape half the time: a fat tree or rail groups of
+/// 4-64 ports up to 8:1 oversubscribed, or a dragonfly, with or without GPUDirect RDMA.
 HardwareProfile profile_on_generated_fabric() {
   HardwareProfile hw = profile(*rc::gen::elementOf(profile_names()));
   if (*rc::gen::arbitrary<bool>()) {
-    hw.cluster.topology = *rc::gen::element<std::string>("fat-tree", "rail-optimized");
-    hw.cluster.switch_ports = std::max(hw.cluster.nics_per_node, *rc::gen::element(4, 8, 20, 32, 64));
-    hw.cluster.oversubscription = *rc::gen::element(1.0, 1.5, 2.0, 4.0, 8.0);
+    hw.cluster.topology = *rc::gen::element<std::string>("fat-tree", "rail-optimized", "dragonfly");
+    if (hw.cluster.topology == "dragonfly") {
+      hw.cluster.switch_ports = 0;
+      hw.cluster.oversubscription = 1;
+      hw.cluster.group_nodes = *rc::gen::element(4, 16, 64);
+      hw.cluster.global_links = *rc::gen::element(2, 8, 32);
+    } else {
+      hw.cluster.switch_ports = std::max(hw.cluster.nics_per_node, *rc::gen::element(4, 8, 20, 32, 64));
+      hw.cluster.oversubscription = *rc::gen::element(1.0, 1.5, 2.0, 4.0, 8.0);
+    }
     if (*rc::gen::arbitrary<bool>()) {
       hw.cluster.gpudirect_rdma = false;
       hw.node.host = {"pcie", *rc::gen::element(8e9, 16e9, 32e9), 2e-6};
