@@ -20,7 +20,7 @@ T parse_or_fail(std::optional<T> value, const std::string& option, const std::st
 
 void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--network,-n", o.network, "zoo name or spec, FILE.json or FILE.onnx")->required();
-  c->add_option("--hardware", o.hardware, "hardware profile: short name (v100, a100, a100-40gb, h100, h200, p3dn, p100-pcie-roce25, bigbasin-p100, cpu) or a JSON path")->capture_default_str();
+  c->add_option("--hardware", o.hardware, "hardware profile: short name (v100, a100, a100-40gb, h100, h200, p3dn, p3, p100-pcie-roce25, bigbasin-p100, cpu) or a JSON path")->capture_default_str();
   c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)")->check(positive());
   c->add_option("--dtype", o.dtype, "fp32, tf32, fp16 or bf16 (the last two: mixed precision with fp32 master weights)")->capture_default_str();
   c->add_option("--optimizer", o.optimizer, "sgd, momentum or adam")->capture_default_str();

@@ -37,7 +37,7 @@ std::string write_variant(const std::string& name, const std::function<void(nloh
 
 TEST_CASE("Shipped profiles load and are found by name and alias", "[hardware]") {
   const auto shipped = shipped_hardware_profiles();
-  CHECK(shipped.size() == 9);
+  CHECK(shipped.size() == 10);
   for (const auto& [name, aliases] : shipped) {
     INFO(name);
     const HardwareProfile p = find_hardware_profile(name);
