@@ -1,7 +1,6 @@
 #include "models/comm/fabric.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "profile/hardware_profile.h"
 

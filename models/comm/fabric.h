@@ -31,7 +31,6 @@
 //   all_to_all   every node with every other: c = the share of the other nodes outside one's
 //                leaf, and on a torus h = the mean hops over the 2k links a node injects into.
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace dnnperf {
