@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/integer_math.h"
 #include "core/common/error.h"
 #include "models/compute/direct_conv.h"
 
@@ -13,7 +14,6 @@ namespace {
 
 constexpr std::int64_t kMinSplitK = 256;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// Efficiency of one tiling of the output (tm x tn tiles), with split-K when the tiles are too few.
 double tiling_efficiency(const GemmShape& g, std::int64_t tm, std::int64_t tn, const MatrixEfficiency& e, std::int64_t sms) {

@@ -4,6 +4,8 @@
 #include <array>
 #include <limits>
 
+#include "core/common/integer_math.h"
+
 namespace dnnperf {
 namespace {
 
@@ -26,7 +28,6 @@ constexpr std::array<std::int64_t, 6> kSplits{1, 2, 4, 8, 16, 32};
 constexpr std::int64_t kFullTileArea = 128 * 128;
 constexpr std::int64_t kMaxTilesPerSm = 4;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 int alignment_of(std::int64_t elements, int element_bytes) {
   const std::int64_t bytes = elements * element_bytes;

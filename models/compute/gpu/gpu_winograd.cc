@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "core/common/integer_math.h"
+
 namespace dnnperf {
 namespace {
 
 constexpr std::int64_t kOutputTile = 4;  // F(4x4, 3x3): 4x4 outputs per tile
 constexpr std::int64_t kPoints = 36;     // (4 + 3 - 1)^2 points of the transformed domain
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
