@@ -59,6 +59,11 @@ struct GpuConvParams {
   /// The call's least time, in place of a GEMM's kernel_min_s: cuDNN runs a convolution as one
   /// kernel or several (transforms, split-K reductions).
   double fixed_s = 4e-6;
+  /// Depthwise and other thin-group convolutions (priced as streams, not as implicit GEMMs): the
+  /// rate of their window arithmetic against the plain units' fp32 peak, in (0, 1]. cuDNN's
+  /// depthwise kernels sweep each output's window with little reuse, far below the peak (H200,
+  /// PyTorch's MobileNetV2: 1.4-1.8 TFLOP/s forward, 2.5% of the peak).
+  double thin_group_efficiency = 1;
 };
 
 struct GpuKernelParams {

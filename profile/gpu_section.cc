@@ -63,7 +63,7 @@ json gpu_section(const GpuKernelParams& p) {
   json conv = json::object();
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
     const GpuConvParams& c = p.conv[static_cast<int>(phase)];
-    conv[std::string(phase_name(phase))] = {{"efficiency", c.efficiency}, {"tile_fixed_s", c.tile_fixed_s}, {"fixed_s", c.fixed_s}};
+    conv[std::string(phase_name(phase))] = {{"efficiency", c.efficiency}, {"tile_fixed_s", c.tile_fixed_s}, {"fixed_s", c.fixed_s}, {"thin_group_efficiency", c.thin_group_efficiency}};
   }
   json passes = json::object();
   for (const auto& [name, e] : p.pass_efficiency) passes[name] = e;
@@ -137,6 +137,7 @@ GpuKernelParams read_gpu_section(const json& section, const std::string& where) 
       cp.efficiency = in_range(e, "efficiency", cp.efficiency, 0, 2, "(0, 2]");
       cp.tile_fixed_s = non_negative(e, "tile_fixed_s", cp.tile_fixed_s);
       cp.fixed_s = non_negative(e, "fixed_s", cp.fixed_s);
+      cp.thin_group_efficiency = in_range(e, "thin_group_efficiency", cp.thin_group_efficiency, 0, 1, "(0, 1]");
       e.check_unknown();
     }
     c.check_unknown();

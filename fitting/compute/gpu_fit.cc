@@ -86,6 +86,11 @@ Layout layout_for(const DeviceSpec& device, const GpuComputeModel& model, const 
       used.push_back(slot("pass_min_s", [](GpuKernelParams& p) -> double& { return p.pass_min_s; }, 2e-7, 3e-5));
       if (!tiled(k) && k.cls != KernelClass::conv)
         used.push_back(slot("l2_speedup", [](GpuKernelParams& p) -> double& { return p.l2_speedup; }, 1.0, 8.0, 1.5));
+      if (k.cls == KernelClass::conv) {
+        const int d = std::min(static_cast<int>(k.phase), kConvDirections - 1);
+        used.push_back(slot("conv." + std::string(phase_name(k.phase)) + ".thin_group_efficiency",
+                            [d](GpuKernelParams& p) -> double& { return p.conv[static_cast<std::size_t>(d)].thin_group_efficiency; }, 0.002, 1.0, 0.05));
+      }
       const std::string key(gpu_pass_key(k));
       if (!key.empty()) {
         used.push_back(slot("pass_efficiency." + key, [key](GpuKernelParams& p) -> double& { return p.pass_efficiency[key]; }, 0.02, 2.0));
@@ -129,7 +134,7 @@ GpuKernelParams fit_once(const DeviceSpec& device, const GpuKernelParams& start,
   for (std::size_t i = 0; i < x.size(); ++i) {
     const Slot& s = layout.slots[i];
     double& v = s.ref(start_copy);
-    if (in_problem[i] && s.start > 0 && !(v > s.low)) v = s.start;
+    if (in_problem[i] && s.start > 0 && !(v > s.low && v < s.high)) v = s.start;
     if (!(v > 0)) v = std::sqrt(s.low * s.high);  // a pass family the start lacks
     x[i] = std::log(std::clamp(v, s.low, s.high));
   }

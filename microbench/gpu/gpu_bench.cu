@@ -125,11 +125,27 @@ class GpuBench {
     r.op = op;
     r.dtype = dtype;
     r.layout = layout_;
+    // How the events were placed (gpu_timing.h); part of the record's key, so that --resume never
+    // completes a file of one timing with records of the other.
+    r.layout["timing"] = op == "launch" ? "unheld" : "queued";
     r.library = library;
     r.library_version = version;
     r.host = hostname();
     r.date = utc_now();
     return r;
+  }
+
+  static TimingPlan unheld() {
+    TimingPlan plan;
+    plan.behind_hold = false;
+    return plan;
+  }
+
+  /// The host's side of a timed call: its time to queue the call, and how often it outlasted the
+  /// hold (those calls were timed again).
+  static void add_host_metrics(Record& r, const TimedCalls& timed) {
+    r.metrics["dispatch_s"] = timed.dispatch_s;
+    if (timed.hold_overruns > 0) r.metrics["hold_overruns"] = timed.hold_overruns;
   }
 
   /// Measures unless done (resume) or out of budget; `body` fills the record. Errors of one
@@ -199,8 +215,10 @@ class GpuBench {
       }
     };
     r.verified = true;  // cuBLAS statuses are checked on every call
-    r.timing = summarize(time_calls(call, copies, stream_, {}));
+    const TimedCalls timed = time_calls(call, copies, stream_, {});
+    r.timing = summarize(timed.seconds);
     r.metrics = {{"flop_rate", 2.0 * g.m * g.n * g.k * g.batch / r.timing->median}, {"rotation_copies", copies}};
+    add_host_metrics(r, timed);
   }
 
   void convs() {
@@ -329,9 +347,11 @@ class GpuBench {
       }
     };
     r.verified = true;
-    r.timing = summarize(time_calls(call, copies, stream_, {}));
+    const TimedCalls timed = time_calls(call, copies, stream_, {});
+    r.timing = summarize(timed.seconds);
     const double flops = 2.0 * static_cast<double>(ye) * static_cast<double>(ch / s.groups) * static_cast<double>(s.r * s.s);
     r.metrics = {{"flop_rate", flops / r.timing->median}, {"workspace_bytes", workspace}, {"rotation_copies", copies}};
+    add_host_metrics(r, timed);
   }
 
   void memory() {
@@ -381,8 +401,10 @@ class GpuBench {
       };
     }
     r.verified = true;
-    r.timing = summarize(time_calls(call, copies, stream_, {}));
+    const TimedCalls timed = time_calls(call, copies, stream_, {});
+    r.timing = summarize(timed.seconds);
     r.metrics = {{"bytes_per_s", moved / r.timing->median}, {"bytes_moved", moved}, {"rotation_copies", copies}};
+    add_host_metrics(r, timed);
   }
 
   void launch() {
@@ -391,7 +413,7 @@ class GpuBench {
     single.params = {{"kernels", 1}};
     measure(single, [&](Record& r) {
       r.verified = true;
-      r.timing = summarize(time_calls([&](int) { empty_kernel<<<1, 1, 0, stream_>>>(); }, 1, stream_, {}));
+      r.timing = summarize(time_calls([&](int) { empty_kernel<<<1, 1, 0, stream_>>>(); }, 1, stream_, unheld()).seconds);
     }, progress);
     // Back to back, the GPU hides the launch of one kernel behind the previous one: the cost per
     // kernel of a stream of launches is what a framework's sequence of small kernels pays.
@@ -399,7 +421,7 @@ class GpuBench {
     burst.params = {{"kernels", 1000}};
     measure(burst, [&](Record& r) {
       r.verified = true;
-      r.timing = summarize(time_calls([&](int) { for (int i = 0; i < 1000; ++i) empty_kernel<<<1, 1, 0, stream_>>>(); }, 1, stream_, {}));
+      r.timing = summarize(time_calls([&](int) { for (int i = 0; i < 1000; ++i) empty_kernel<<<1, 1, 0, stream_>>>(); }, 1, stream_, unheld()).seconds);
       r.metrics = {{"seconds_per_kernel", r.timing->median / 1000}};
     }, progress);
     progress.finish();

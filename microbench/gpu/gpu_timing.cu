@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #ifdef DNNPERF_GOOGLE_BENCHMARK
@@ -30,6 +31,25 @@ __global__ void fill_kernel(void* data, unsigned long long n, int width, bool bf
     else if (bf16) static_cast<__nv_bfloat16*>(data)[i] = __float2bfloat16(v);
     else static_cast<__half*>(data)[i] = __float2half(v);
   }
+}
+
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// Keeps the GPU busy for `ns` nanoseconds (one thread: it takes no SM time worth counting).
+__global__ void hold_kernel(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) {
+  }
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
@@ -67,24 +87,45 @@ int rotation_copies(std::size_t bytes, std::size_t l2, std::size_t budget) {
   return static_cast<int>(std::max<std::size_t>(1, std::min({wanted, affordable, std::size_t{64}})));
 }
 
-std::vector<double> time_calls(const std::function<void(int)>& call, int copies, cudaStream_t stream, const TimingPlan& plan) {
+TimedCalls time_calls(const std::function<void(int)>& call, int copies, cudaStream_t stream, const TimingPlan& plan) {
   cudaEvent_t start, stop;
   DNNPERF_CUDA(cudaEventCreate(&start));
   DNNPERF_CUDA(cudaEventCreate(&stop));
+  TimedCalls out;
+  std::vector<double> host;
+  double hold_s = 50e-6;  // grows with the longest queueing seen: three times it, plus 20 us
   int copy = 0;
   const auto once = [&] {
-    DNNPERF_CUDA(cudaEventRecord(start, stream));
-    call(copy);
-    DNNPERF_CUDA(cudaEventRecord(stop, stream));
-    DNNPERF_CUDA(cudaEventSynchronize(stop));
-    DNNPERF_CUDA(cudaGetLastError());
-    copy = (copy + 1) % copies;
-    return elapsed(start, stop) * 1e-3;
+    for (int attempt = 0;; ++attempt) {
+      if (plan.behind_hold) {
+        hold_kernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(hold_s * 1e9));
+        DNNPERF_CUDA(cudaGetLastError());
+      }
+      DNNPERF_CUDA(cudaEventRecord(start, stream));
+      const auto queued = std::chrono::steady_clock::now();
+      call(copy);
+      const double queue_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count();
+      DNNPERF_CUDA(cudaEventRecord(stop, stream));
+      DNNPERF_CUDA(cudaEventSynchronize(stop));
+      DNNPERF_CUDA(cudaGetLastError());
+      const bool overrun = plan.behind_hold && queue_s > 0.8 * hold_s;
+      hold_s = std::min(std::max(hold_s, 3 * queue_s + 20e-6), 0.05);
+      if (overrun && attempt < 3) {
+        ++out.hold_overruns;
+        continue;  // the GPU may have idled inside the events: again, held longer
+      }
+      host.push_back(queue_s);
+      copy = (copy + 1) % copies;
+      return elapsed(start, stop) * 1e-3;
+    }
   };
   double warm = 0;
   for (int i = 0; i < plan.warmup; ++i) warm = once();
-  const int reps = std::clamp(static_cast<int>(plan.target_seconds / std::max(warm, 1e-7)), plan.min_repetitions, plan.max_repetitions);
-  std::vector<double> samples;
+  host.clear();
+  out.hold_overruns = 0;
+  const int reps = std::clamp(static_cast<int>(plan.target_seconds / std::max(warm + (plan.behind_hold ? hold_s : 0.0), 1e-7)),
+                              plan.min_repetitions, plan.max_repetitions);
+  std::vector<double>& samples = out.seconds;
   samples.reserve(static_cast<std::size_t>(reps));
 #ifdef DNNPERF_GOOGLE_BENCHMARK
   // Google Benchmark drives the repetitions; the time it records is the CUDA events' (manual time).
@@ -104,9 +145,10 @@ std::vector<double> time_calls(const std::function<void(int)>& call, int copies,
 #else
   for (int i = 0; i < reps; ++i) samples.push_back(once());
 #endif
+  out.dispatch_s = median_of(host);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  return samples;
+  return out;
 }
 
 }  // namespace dnnperf::bench

@@ -706,6 +706,27 @@ TEST_CASE("Of a shape timed with several cuDNN algorithms, the heuristic's choic
   std::filesystem::remove(path);
 }
 
+TEST_CASE("bench's GPU records are bracketed with their launch unless queued behind a hold; their library's dispatch is not the framework's", "[fitting][compute]") {
+  const auto conv = [](int c) {
+    return nlohmann::json{{"n", 8}, {"c", c}, {"h", 28}, {"w", 28}, {"k", 64}, {"r", 3}, {"s", 3}, {"stride_h", 1}, {"stride_w", 1},
+                          {"pad_h", 1}, {"pad_w", 1}, {"dilation_h", 1}, {"dilation_w", 1}, {"groups", 1}};
+  };
+  const auto record = [&](int c, const nlohmann::json& layout) {
+    return h200_record(60e-6, {{"op", "conv_forward"}, {"params", conv(c)}, {"algorithm", "cudnn:heuristic:1"}, {"library", "cuDNN"},
+                               {"library_version", "91900"}, {"layout", layout}, {"metrics", {{"dispatch_s", 40e-6}}}});
+  };
+  const nlohmann::json unheld = {{"device", "NVIDIA H200"}, {"compute_capability", "9.0"}};
+  nlohmann::json queued = unheld;
+  queued["timing"] = "queued";
+  const std::string path = write_measurements("dnnperf_bench_timing_test.jsonl", {record(32, unheld), record(64, queued)});
+  const ComputeData d = load_compute_data({path});
+  REQUIRE(d.samples.size() == 2);
+  CHECK(d.samples[0].bracketed);
+  CHECK_FALSE(d.samples[1].bracketed);
+  CHECK(d.dispatch_seconds.empty());  // cuDNN's own host time, not PyTorch's
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("A kernel timed in several files is one sample, the median of its runs, with their spread", "[fitting][compute]") {
   const auto gemm = [](std::int64_t m, double seconds) {
     return h200_record(seconds, {{"op", "gemm"}, {"params", {{"m", m}, {"n", 256}, {"k", 256}, {"batch", 1}, {"trans_a", false}, {"trans_b", false}}}});

@@ -17,6 +17,22 @@ int channel_alignment_bytes(const ConvShape& c, int element_bytes) {
   return gemm_alignment_bytes(channels, element_bytes);
 }
 
+/// What a thin-group convolution streams: its three tensors once, but of the input only the
+/// positions its windows touch (a 1x1 window at stride 2 reads a quarter of it), except where
+/// backward data writes the whole of it.
+double thin_group_stream_bytes(const Kernel& k) {
+  const ConvShape& v = k.conv;
+  const double groups = static_cast<double>(std::max<std::int64_t>(v.groups, 1));
+  const double input = static_cast<double>(v.n * v.c * v.h * v.w);
+  const double output = static_cast<double>(v.n * v.k * v.p * v.q);
+  const double filter = static_cast<double>(v.k * v.r * v.s) * static_cast<double>(v.c) / groups;
+  const auto reach = [](std::int64_t window, std::int64_t dilation, std::int64_t stride) {
+    return stride > 0 ? std::min(1.0, static_cast<double>((window - 1) * dilation + 1) / static_cast<double>(stride)) : 1.0;
+  };
+  const double touched = k.phase == Phase::backward_data ? 1.0 : reach(v.r, v.dilation_h, v.stride_h) * reach(v.s, v.dilation_w, v.stride_w);
+  return (input * touched + output + filter) * dtype_bytes(k.dtype);
+}
+
 }  // namespace
 
 std::string_view gpu_pass_key(const Kernel& k) {
@@ -82,10 +98,18 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
   if (const auto it = p.pass_efficiency.find(gpu_pass_key(k)); it != p.pass_efficiency.end()) efficiency = it->second;
   double kernels = 1;
   if (const auto it = p.pass_kernels.find(gpu_pass_key(k)); it != p.pass_kernels.end()) kernels = it->second;
-  const double bytes = k.bytes_read + k.bytes_written;
+  const double bytes = k.cls == KernelClass::conv ? thin_group_stream_bytes(k) : k.bytes_read + k.bytes_written;
   const double in_l2 = p.l2_bytes > 0 ? std::clamp(2 - bytes / p.l2_bytes, 0.0, 1.0) : 0.0;
   const double stream = bytes * (1 - in_l2 + in_l2 / p.l2_speedup) / (device_.memory_bandwidth * p.dram_efficiency * efficiency);
-  const double arithmetic = k.flops / (device_.peak_flops.at(MathMode::fp32) * p.math[static_cast<int>(GpuMath::fp32)].max_efficiency);
+  double arithmetic = k.flops / (device_.peak_flops.at(MathMode::fp32) * p.math[static_cast<int>(GpuMath::fp32)].max_efficiency);
+  if (k.cls == KernelClass::conv) {
+    // A thin-group convolution's backward data sweeps the window at every input position, not
+    // at every output one: a stride-2 depthwise layer's takes as long as a stride-1's (H200,
+    // cuDNN 9: MobileNetV2's strided layers 230-600 us against 250 us unstrided).
+    const ConvShape& v = k.conv;
+    const double positions = k.phase == Phase::backward_data && v.p * v.q > 0 ? static_cast<double>(v.h * v.w) / static_cast<double>(v.p * v.q) : 1.0;
+    arithmetic = k.flops * positions / (device_.peak_flops.at(MathMode::fp32) * p.conv[std::min(static_cast<int>(k.phase), 2)].thin_group_efficiency);
+  }
   c.seconds = p.pass_min_s * kernels + std::max(stream, arithmetic);
   return c;
 }
