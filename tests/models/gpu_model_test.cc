@@ -180,3 +180,48 @@ TEST_CASE("FP32 3x3 convolutions before Ampere cost the cheaper of Winograd and 
   ConvShape thin{1, 3, 8, 8, 8, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 1};
   CHECK_FALSE(model.cost(conv_kernel(Phase::forward, thin, DType::f32), {}).winograd);
 }
+
+TEST_CASE("cuDNN splits the reduction of a weight gradient over tiles, not of a forward or backward-data convolution") {
+  const DeviceSpec d = h200_with_gpu_family();
+  const GpuComputeModel model(d);
+  // Few output positions, a long reduction over C R S: 200 x 48 outputs, k = 2304.
+  const ConvShape c{2, 256, 10, 10, 48, 3, 3, 10, 10, 1, 1, 1, 1, 1, 1, 1};
+  const GpuKernelCost forward = model.cost(conv_kernel(Phase::forward, c, DType::f16), {});
+  const GpuKernelCost data = model.cost(conv_kernel(Phase::backward_data, c, DType::f16), {});
+  CHECK(forward.plan.split_k == 1);
+  CHECK(data.plan.split_k == 1);
+  // The weight gradient's reduction is over N P Q: a large batch of a small filter splits.
+  const ConvShape wide{256, 64, 56, 56, 64, 1, 1, 56, 56, 1, 1, 0, 0, 1, 1, 1};
+  CHECK(model.cost(conv_kernel(Phase::backward_weight, wide, DType::f16), {}).plan.split_k > 1);
+  // Unsplit, its few tiles walk the whole k-loop: slower than the same GEMM with split-K.
+  GpuMatrixWork w = half_work(d);
+  const GemmShape g{200, 48, 2304, 1, false, false};
+  const double split = gpu_gemm_plan(d, d.gpu, g, w).seconds;
+  w.split_k = false;
+  CHECK(gpu_gemm_plan(d, d.gpu, g, w).seconds > split);
+}
+
+TEST_CASE("a depthwise convolution streams the input its windows touch and sweeps its windows at its direction's rate") {
+  DeviceSpec d = h200_with_gpu_family();
+  for (GpuConvParams& c : d.gpu.conv) c.thin_group_efficiency = 0.03;
+  d.gpu.pass_efficiency["depthwise_conv"] = 1;  // its stream at DRAM's rate: the arithmetic decides
+  d.gpu.pass_kernels["depthwise_conv"] = 1;
+  const GpuComputeModel model(d);
+  // MobileNetV2's 3x3 depthwise layer at 112x112, unstrided and strided.
+  const ConvShape one{32, 96, 112, 112, 96, 3, 3, 112, 112, 1, 1, 1, 1, 1, 1, 96};
+  ConvShape two = one;
+  two.stride_h = two.stride_w = 2, two.p = two.q = 56;
+  const auto seconds = [&](Phase phase, const ConvShape& c) { return model.cost(conv_kernel(phase, c, DType::f32), {}).seconds; };
+  // Forward sweeps a window per output: a quarter of the outputs, about a quarter of the time.
+  CHECK(seconds(Phase::forward, two) < 0.4 * seconds(Phase::forward, one));
+  // Backward data sweeps a window per input position: strided costs what unstrided does.
+  CHECK(seconds(Phase::backward_data, two) == Approx(seconds(Phase::backward_data, one)).epsilon(0.05));
+  // A 1x1 window at stride 2 reads a quarter of the input: cheaper than the whole of it.
+  ConvShape pointwise = two;
+  pointwise.r = pointwise.s = 1, pointwise.pad_h = pointwise.pad_w = 0;
+  d.gpu.conv[0].thin_group_efficiency = 1;  // streaming, not arithmetic, decides
+  const GpuComputeModel streaming(d);
+  const Kernel k = conv_kernel(Phase::forward, pointwise, DType::f32);
+  const double whole = d.gpu.pass_min_s + (k.bytes_read + k.bytes_written) / (d.memory_bandwidth * d.gpu.dram_efficiency);
+  CHECK(streaming.cost(k, {}).seconds < 0.6 * whole);
+}

@@ -77,6 +77,7 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
       work.tile_extra_s = conv->tile_fixed_s;
       work.least_s = conv->fixed_s;
       work.alignment_bytes = channel_alignment_bytes(k.conv, element_bytes);
+      work.split_k = k.phase == Phase::backward_weight;
     } else {
       work.alignment_bytes = gemm_alignment_bytes(k.gemm, element_bytes);
     }

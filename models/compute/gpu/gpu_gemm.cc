@@ -79,7 +79,7 @@ GpuGemmPlan gpu_gemm_plan(const DeviceSpec& device, const GpuKernelParams& param
     const std::int64_t output_tiles = ceil_div(g.m, t.m) * ceil_div(g.n, t.n) * std::max<std::int64_t>(g.batch, 1);
     const std::int64_t per_sm = std::clamp<std::int64_t>(kFullTileArea / (t.m * t.n), 1, kMaxTilesPerSm);
     for (const std::int64_t split : kSplits) {
-      if (split > 1 && g.k / split < 4 * t.k) break;
+      if (split > 1 && (!work.split_k || g.k / split < 4 * t.k)) break;
       const std::int64_t tiles = output_tiles * split;
       const std::int64_t waves = ceil_div(tiles, sms * per_sm);
       // Tiles on one SM at once in a full wave: they share its arithmetic, not their latency.

@@ -53,6 +53,7 @@ struct GpuMatrixWork {
   double loop_factor = 1;
   double tile_extra_s = 0;  // added to the math's tile_fixed_s (a convolution's, GpuConvParams)
   double least_s = -1;      // the kernel's least time; < 0: GpuKernelParams::kernel_min_s
+  bool split_k = true;      // whether the k dimension may be split over several tiles
 };
 
 /// Prices `g` on `device` with `params`. Pure arithmetic, allocation-free.
