@@ -199,6 +199,12 @@ TEST_CASE("cuDNN splits the reduction of a weight gradient over tiles, not of a 
   const double split = gpu_gemm_plan(d, d.gpu, g, w).seconds;
   w.split_k = false;
   CHECK(gpu_gemm_plan(d, d.gpu, g, w).seconds > split);
+  // cuBLAS's strided-batched GEMMs do not split k either (H200, PyTorch's bmm of 84 x 55 x 4602,
+  // three batches: 174 us, a whole k-loop per tile); a single one does.
+  const Kernel batched = gemm_kernel(Phase::forward, {84, 55, 4602, 3, false, true}, DType::f32);
+  const Kernel single = gemm_kernel(Phase::forward, {84, 55, 4602, 1, false, true}, DType::f32);
+  CHECK(model.cost(batched, {}).plan.split_k == 1);
+  CHECK(model.cost(single, {}).plan.split_k > 1);
 }
 
 TEST_CASE("a depthwise convolution streams the input its windows touch and sweeps its windows at its direction's rate") {

@@ -77,9 +77,15 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
       work.tile_extra_s = conv->tile_fixed_s;
       work.least_s = conv->fixed_s;
       work.alignment_bytes = channel_alignment_bytes(k.conv, element_bytes);
+      // cuDNN splits the reduction of a weight gradient (over N P Q), not of the other two
+      // directions (over C R S and K R S): H200, PyTorch's convolutions of few output positions
+      // and long reductions run their whole k-loop per tile.
       work.split_k = k.phase == Phase::backward_weight;
     } else {
       work.alignment_bytes = gemm_alignment_bytes(k.gemm, element_bytes);
+      // cuBLAS's strided-batched kernels walk each product's whole k-loop (H200, PyTorch's bmm):
+      // only a single product splits k.
+      work.split_k = k.gemm.batch <= 1;
     }
     c.plan = gpu_gemm_plan(device_, p, implicit_gemm(k), work);
     c.seconds = c.plan.seconds;
