@@ -372,6 +372,34 @@ def measure(call, device, target, flush=None):
     return samples, metrics
 
 
+# ATen ops that allocate, view or relabel a tensor: on a CPU's path they say nothing of the algorithm.
+BOOKKEEPING_OPS = {"empty", "empty_strided", "as_strided", "as_strided_", "resolve_conj", "resolve_neg", "view", "reshape", "_reshape_alias",
+                   "t", "transpose", "expand", "permute", "squeeze", "unsqueeze", "alias", "detach", "lift_fresh", "result_type"}
+
+
+def ran_kernels(call, device):
+    """What one call of `call` runs, in order: on CUDA its device kernels (name, seconds), on a
+    CPU the ATen ops on its path (aten::conv2d ... aten::mkldnn_convolution), bookkeeping apart.
+    The names say which of a library's algorithms ran, which a time cannot."""
+    from torch.profiler import ProfilerActivity, profile
+    cuda = device.startswith("cuda")
+    call()  # the library's plan for this shape is made before, not inside, the profiled call
+    if cuda:
+        torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA] if cuda else [ProfilerActivity.CPU]) as prof:
+        call()
+        if cuda:
+            torch.cuda.synchronize()
+    out = []
+    for e in sorted(prof.events(), key=lambda e: e.time_range.start):
+        on_device = str(getattr(e, "device_type", "")).endswith("CUDA")
+        if cuda and on_device:
+            out.append({"name": e.name, "seconds": e.time_range.elapsed_us() * 1e-6})
+        elif not cuda and e.name.startswith("aten::") and e.name[6:] not in BOOKKEEPING_OPS:
+            out.append({"name": e.name, "seconds": e.time_range.elapsed_us() * 1e-6})  # the path taken, outermost first
+    return out
+
+
 def memory_kernels(sizes, ops):
     """The passes `ops` over each of the comma-separated buffer sizes in bytes."""
     kernels = []
@@ -431,6 +459,11 @@ def main():
     parser.add_argument("--op-host", metavar="KINDS",
                         help="also time the host's work per framework op, forward and backward, for these op kinds of "
                              "dnnperf's IR (comma-separated, or 'all'; records with op host_op)")
+    parser.add_argument("--kernel-names", action="store_true",
+                        help="also run each GEMM and convolution once under torch.profiler and record what it ran "
+                             "(metrics.kernels: on CUDA the device kernels, name and seconds, which name cuDNN's and "
+                             "cuBLAS's choice: tile, tensor cores or not, layout transposes, split-K reductions; "
+                             "on a CPU the ATen ops on its path)")
     parser.add_argument("--co-run-load", help=argparse.SUPPRESS)  # internal: a loader process's kernel list
     parser.add_argument("--dnnperf", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin", "dnnperf"))
     args = parser.parse_args()
@@ -682,11 +715,17 @@ def timed_record(args, kern, record, cold):
         record.update(status="skipped", reason=f"{f:.3g} FLOP is above --max-flops {args.max_flops:.3g}")
     else:
         try:
-            samples, host = measure(make_call(kern["op"], kern["params"], args.device, args.dtype), args.device, args.target, cold)
+            call = make_call(kern["op"], kern["params"], args.device, args.dtype)
+            samples, host = measure(call, args.device, args.target, cold)
             record.update(repetitions=len(samples), seconds=timing(samples), verified=True,
                           metrics=dict({"flop_rate": f / timing(samples)["median"]} if f else
                                        {"bytes_per_s": sum(MEMORY_OPS[kern["op"]][:2]) * kern["params"]["bytes"] / timing(samples)["median"]},
                                        **host))
+            if getattr(args, "kernel_names", False) and matrix_op(kern["op"]):
+                try:
+                    record["metrics"]["kernels"] = ran_kernels(call, args.device)
+                except Exception as e:  # the profiler's failure loses the names, never the timing
+                    record["metrics"]["kernels_error"] = str(e).split("\n")[0][:200]
         except RuntimeError as e:  # out of memory, an unsupported configuration
             record.update(status="skipped", reason=str(e).split("\n")[0][:200])
     return record

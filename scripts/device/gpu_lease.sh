@@ -111,7 +111,7 @@ if want sample; then
   step "PyTorch backend: generic GEMMs and convolutions (calibrate's sample)"
   budget=$(share 22 60)
   replayed lease2/torch_cuda_kernels.jsonl "$dir/torch_cuda_kernels.jsonl" ||
-  { [ "$budget" -gt 10 ] && timeout $((budget + 20)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/sample.json --cold --max-flops 2e11 \
+  { [ "$budget" -gt 10 ] && timeout $((budget + 20)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/sample.json --cold --kernel-names --max-flops 2e11 \
     --time-budget "$budget" -o "$dir/torch_cuda_kernels.jsonl" || echo "FAILED: generic kernels"; }
 fi
 
@@ -123,7 +123,7 @@ if want dtypes; then
   budget=$(share 10 50)
   for dtype in bf16 tf32; do
     replayed "lease2/torch_cuda_kernels_$dtype.jsonl" "$dir/torch_cuda_kernels_$dtype.jsonl" ||
-    { [ "$budget" -gt 20 ] && timeout $((budget / 2 + 15)) $python scripts/torch_bench.py --device cuda --dtype "$dtype" --kernels .device/kernels/sample.json \
+    { [ "$budget" -gt 20 ] && timeout $((budget / 2 + 15)) $python scripts/torch_bench.py --device cuda --dtype "$dtype" --kernels .device/kernels/sample.json --kernel-names \
       --cold --max-flops 2e11 --time-budget $((budget / 2)) -o "$dir/torch_cuda_kernels_$dtype.jsonl" || echo "FAILED: $dtype kernels"; }
   done
 fi
@@ -179,7 +179,7 @@ if want exact; then
   budget=$(( $(left) - 10 ))
   if replayed lease2/torch_cuda_exact.jsonl "$dir/torch_cuda_exact.jsonl"; then :
   elif [ "$budget" -gt 10 ]; then
-    timeout $((budget + 5)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/exact.json --cold --max-flops 2e11 \
+    timeout $((budget + 5)) $python scripts/torch_bench.py --device cuda --kernels .device/kernels/exact.json --cold --kernel-names --max-flops 2e11 \
       --time-budget "$budget" -o "$dir/torch_cuda_exact.jsonl" || echo "FAILED: exact kernels"
   fi
 fi

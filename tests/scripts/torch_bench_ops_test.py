@@ -47,4 +47,13 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run(["/usr/bin/python3", bench, *common, "--max-kernels", "-1", "-o", os.path.join(tmp, "bad.jsonl")],
                        capture_output=True, text=True, timeout=120)
     check("negative_count_named", r.returncode != 0 and "--max-kernels must be positive" in r.stderr, r.stderr[-500:])
+    # --kernel-names: each GEMM and convolution says what it ran (on a CPU, the ATen ops on its path).
+    named = os.path.join(tmp, "named.jsonl")
+    r = subprocess.run(["/usr/bin/python3", bench, *common, "--max-kernels", "4", "--kernel-names", "-o", named], capture_output=True, text=True, timeout=300)
+    check("kernel_names_run", r.returncode == 0, r.stderr[-2000:])
+    got = records(named) if r.returncode == 0 else []
+    ran = [x.get("metrics", {}).get("kernels") for x in got]
+    check("every_record_names_what_it_ran", len(got) == 4 and all(k and all(e["name"] and e["seconds"] >= 0 for e in k) for k in ran), str(ran)[:800])
+    convs = [k for x, k in zip(got, ran) if x["op"].startswith("conv_")]
+    check("a_convolution_runs_an_aten_convolution", convs and all(any("conv" in e["name"] for e in k) for k in convs), str(convs)[:800])
 finish()
