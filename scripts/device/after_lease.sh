@@ -70,6 +70,16 @@ fi
 if present "$out/torch.json" "$lease/torch_cuda_exact.jsonl"; then
   run "PyTorch's fit scored on the networks' exact kernels" "$out/score_torch_on_exact.txt" -- "$dnnperf" score --hardware "$out/torch.json" "$lease/torch_cuda_exact.jsonl"
 fi
+# What cuDNN and cuBLAS ran (torch_bench.py --kernel-names): transposes, tensor cores, split-K.
+named=()
+for f in "$lease"/torch_cuda_kernels*.jsonl "$lease/torch_cuda_exact.jsonl"; do
+  [ -f "$f" ] && grep -q '"kernels": \[' "$f" && named+=("$f")
+done
+if [ ${#named[@]} -gt 0 ]; then
+  run "what the libraries ran (kernel names)" "$out/kernel_names.md" -- /usr/bin/python3 scripts/kernel_names_report.py "${named[@]}"
+else
+  echo "skip   kernel names: no record names its kernels"
+fi
 if present "$out/torch.json" && [ -d "$lease/validation/measured" ]; then
   # The cases the ground truth holds, by their file names (NETWORK_bB_pP_MODE_runR.json).
   networks=$(ls "$lease/validation/measured" | sed -n 's/_b[0-9]*_p[0-9]*_\(train\|inference\)_run[0-9]*\.json$//p' | grep -v '^inception_v3$' | sort -u | paste -sd, -)
