@@ -231,3 +231,25 @@ TEST_CASE("a depthwise convolution streams the input its windows touch and sweep
   const double whole = d.gpu.pass_min_s + (k.bytes_read + k.bytes_written) / (d.memory_bandwidth * d.gpu.dram_efficiency);
   CHECK(streaming.cost(k, {}).seconds < 0.6 * whole);
 }
+
+TEST_CASE("a strided backward-data convolution multiplies only the window taps that reach each input position") {
+  const DeviceSpec d = h200_with_gpu_family();
+  const GpuComputeModel model(d);
+  // ResNet-50's strided 3x3 layer: 64 -> 64 channels at 56x56, stride 2.
+  const ConvShape strided{32, 128, 56, 56, 128, 3, 3, 28, 28, 2, 2, 1, 1, 1, 1, 1};
+  ConvShape plain = strided;
+  plain.stride_h = plain.stride_w = 1, plain.p = plain.q = 56;
+  const Kernel data = conv_kernel(Phase::backward_data, strided, DType::f16);
+  // Four phases of the stride, each over 2 x 2 of the 9 taps: the reduction is 128 x 4, not 128 x 9.
+  // (Each tile's fixed costs stay: less than the taps' 4/9 saving.)
+  CHECK(model.cost(data, {}).seconds < 0.75 * model.cost(conv_kernel(Phase::backward_data, plain, DType::f16), {}).seconds);
+  CHECK(model.cost(data, {}).seconds > 0.3 * model.cost(conv_kernel(Phase::backward_data, plain, DType::f16), {}).seconds);
+  // A 1x1 window at stride 2 is computed over every input position, the untouched ones as zeros:
+  // it costs what the unstrided one does.
+  ConvShape one = strided;
+  one.r = one.s = 1, one.pad_h = one.pad_w = 0;
+  ConvShape one_plain = one;
+  one_plain.stride_h = one_plain.stride_w = 1, one_plain.p = one_plain.q = 56;
+  CHECK(model.cost(conv_kernel(Phase::backward_data, one, DType::f16), {}).seconds ==
+        Approx(model.cost(conv_kernel(Phase::backward_data, one_plain, DType::f16), {}).seconds).epsilon(0.02));
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/common/error.h"
+#include "core/common/integer_math.h"
 #include "models/compute/gpu/gpu_winograd.h"
 
 namespace dnnperf {
@@ -31,6 +32,21 @@ double thin_group_stream_bytes(const Kernel& k) {
   };
   const double touched = k.phase == Phase::backward_data ? 1.0 : reach(v.r, v.dilation_h, v.stride_h) * reach(v.s, v.dilation_w, v.stride_w);
   return (input * touched + output + filter) * dtype_bytes(k.dtype);
+}
+
+/// The implicit GEMM cuDNN runs for a strided backward-data convolution: one sub-convolution per
+/// phase of the stride (s_h x s_w of them), each over the ceil(R / s_h) x ceil(S / s_w) taps of the
+/// window that reach its input positions, so the zeros a stride inserts are never multiplied.
+/// A window narrower than its stride (1x1 at stride 2) has one tap per phase and is computed
+/// over every input position, the untouched ones as zeros. (H200, PyTorch: priced as the plain
+/// implicit GEMM, the networks' strided 3x3 backward-data convolutions came out 2.2x slow; their
+/// 1x1 ones run at 170 TFLOP/s over all positions, 42 over the useful products.)
+GemmShape backward_data_gemm(const Kernel& k) {
+  GemmShape g = implicit_gemm(k);
+  const ConvShape& v = k.conv;
+  const std::int64_t sh = std::max<std::int64_t>(v.stride_h, 1), sw = std::max<std::int64_t>(v.stride_w, 1);
+  g.k = (v.k / std::max<std::int64_t>(v.groups, 1)) * ceil_div(v.r, sh) * ceil_div(v.s, sw);
+  return g;
 }
 
 }  // namespace
@@ -87,7 +103,7 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
       // only a single product splits k.
       work.split_k = k.gemm.batch <= 1;
     }
-    c.plan = gpu_gemm_plan(device_, p, implicit_gemm(k), work);
+    c.plan = gpu_gemm_plan(device_, p, k.cls == KernelClass::conv && k.phase == Phase::backward_data ? backward_data_gemm(k) : implicit_gemm(k), work);
     c.seconds = c.plan.seconds;
     // The implicit GEMM counts the window's re-reads as operand traffic; the tensors themselves
     // must still cross DRAM once.
