@@ -115,6 +115,7 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   p.math[static_cast<int>(GpuMath::tf32)].max_efficiency = 0.61;
   p.math[static_cast<int>(GpuMath::half)].misaligned_efficiency = {0.9, 0.4, 0.2};
   p.conv[1].efficiency = 0.7;
+  p.conv[2].thin_group_efficiency = 0.02;
   p.pass_efficiency["softmax"] = 0.5;
   p.pass_kernels["adam"] = 6.5;
   p.l2_speedup = 1.7;
@@ -127,6 +128,7 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   CHECK(q.math[static_cast<int>(GpuMath::tf32)].max_efficiency == 0.61);
   CHECK(q.math[static_cast<int>(GpuMath::half)].misaligned_efficiency == p.math[static_cast<int>(GpuMath::half)].misaligned_efficiency);
   CHECK(q.conv[1].efficiency == 0.7);
+  CHECK(q.conv[2].thin_group_efficiency == 0.02);
   CHECK(q.pass_efficiency.at("softmax") == 0.5);
   CHECK(q.shared_sigma.at("gemm") == 0.02);
   CHECK(q.pass_kernels.at("adam") == 6.5);
@@ -146,6 +148,9 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   bad = gpu_section(p);
   bad["shared_sigma"]["gemm"] = 0.5;
   CHECK_THROWS_AS(read_gpu_section(bad, "f.json"), InputError);
+  bad = gpu_section(p);
+  bad["conv"]["backward_weight"]["thin_group_efficiency"] = 0;
+  CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("conv.backward_weight") && Catch::Contains("thin_group_efficiency"));
   bad = gpu_section(p);
   bad["tiles"] = 3;
   CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("tiles"));
