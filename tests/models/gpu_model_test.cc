@@ -258,3 +258,17 @@ TEST_CASE("a strided backward-data convolution multiplies only the window taps t
   CHECK(model.cost(conv_kernel(Phase::backward_data, one, DType::f16), {}).seconds ==
         Approx(model.cost(conv_kernel(Phase::backward_data, one_plain, DType::f16), {}).seconds).epsilon(0.02));
 }
+
+TEST_CASE("each direction of a depthwise convolution streams at its own pass efficiency, else at the forward's") {
+  DeviceSpec d = h200_with_gpu_family();
+  d.gpu.pass_efficiency = {{"depthwise_conv", 0.2}};
+  d.gpu.pass_kernels.clear();
+  const ConvShape c{32, 96, 112, 112, 96, 3, 3, 112, 112, 1, 1, 1, 1, 1, 1, 96};
+  const Kernel data = conv_kernel(Phase::backward_data, c, DType::f32);
+  const double shared = GpuComputeModel(d).cost(data, {}).seconds;
+  d.gpu.pass_efficiency["depthwise_conv_backward_data"] = 0.4;  // twice the rate: the stream takes half
+  const double own = GpuComputeModel(d).cost(data, {}).seconds;
+  CHECK(own < 0.6 * shared);
+  CHECK(gpu_pass_key(data) == "depthwise_conv_backward_data");
+  CHECK(gpu_pass_key(conv_kernel(Phase::forward, c, DType::f32)) == "depthwise_conv");
+}

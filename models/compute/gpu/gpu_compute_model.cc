@@ -52,7 +52,8 @@ GemmShape backward_data_gemm(const Kernel& k) {
 }  // namespace
 
 std::string_view gpu_pass_key(const Kernel& k) {
-  if (k.cls == KernelClass::conv) return "depthwise_conv";
+  if (k.cls == KernelClass::conv)
+    return k.phase == Phase::forward ? "depthwise_conv" : k.phase == Phase::backward_data ? "depthwise_conv_backward_data" : "depthwise_conv_backward_filter";
   return k.pass;
 }
 
@@ -117,10 +118,19 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
     return c;
   }
   c.streamed = true;
-  double efficiency = 1;
-  if (const auto it = p.pass_efficiency.find(gpu_pass_key(k)); it != p.pass_efficiency.end()) efficiency = it->second;
-  double kernels = 1;
-  if (const auto it = p.pass_kernels.find(gpu_pass_key(k)); it != p.pass_kernels.end()) kernels = it->second;
+  // A thin-group convolution's backward direction without its own entry (profiles fitted before
+  // 2026-12-07) takes the forward's, "depthwise_conv".
+  const std::string_view key = gpu_pass_key(k);
+  const std::string_view fallback = k.cls == KernelClass::conv ? "depthwise_conv" : key;
+  const auto of = [&](const std::map<std::string, double, std::less<>>& table) -> const double* {
+    auto it = table.find(key);
+    if (it == table.end()) it = table.find(fallback);
+    return it == table.end() ? nullptr : &it->second;
+  };
+  const double* found_efficiency = of(p.pass_efficiency);
+  const double* found_kernels = of(p.pass_kernels);
+  const double efficiency = found_efficiency ? *found_efficiency : 1.0;
+  const double kernels = found_kernels ? *found_kernels : 1.0;
   const double bytes = k.cls == KernelClass::conv ? thin_group_stream_bytes(k) : k.bytes_read + k.bytes_written;
   const double in_l2 = p.l2_bytes > 0 ? std::clamp(2 - bytes / p.l2_bytes, 0.0, 1.0) : 0.0;
   const double stream = bytes * (1 - in_l2 + in_l2 / p.l2_speedup) / (device_.memory_bandwidth * p.dram_efficiency * efficiency);

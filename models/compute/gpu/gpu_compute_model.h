@@ -48,7 +48,9 @@ class GpuComputeModel final : public ComputeModel {
 };
 
 /// The pass-family key of GpuKernelParams::pass_efficiency for a memory-bound kernel: its
-/// Kernel::pass, "depthwise_conv" for thin-group convolutions, else "" (a plain pass, at 1).
+/// Kernel::pass; for thin-group convolutions "depthwise_conv" (forward),
+/// "depthwise_conv_backward_data" or "depthwise_conv_backward_filter" (a profile without the
+/// latter two prices them by the first); else "" (a plain pass, at 1).
 std::string_view gpu_pass_key(const Kernel& kernel);
 
 }  // namespace dnnperf
