@@ -226,6 +226,11 @@ fitting::GpuFit fit_gpu_family(std::ostream& log, const DeviceSpec& device, cons
     table.row({c.kernel_class, std::to_string(c.held_out.count), fixed(c.held_out.mape, 1), fixed(c.held_out.median, 1), fixed(c.held_out.p90, 1),
                fixed(100 * c.held_out_bias, 1), fixed(c.in_sample.mape, 1)});
   table.print(log);
+  // cuDNN's host time inside unheld events (microbench/gpu/gpu_timing.h): not the GPU's work.
+  const auto unheld_cudnn = [](const fitting::ComputeSample& s) { return s.bracketed && s.kernel.cls == KernelClass::conv; };
+  if (std::any_of(data.samples.begin(), data.samples.end(), unheld_cudnn) || std::any_of(data.tf32_samples.begin(), data.tf32_samples.end(), unheld_cudnn))
+    log << "note: convolutions timed by bench with unheld events (records without layout.timing \"queued\", before 2026-12-07) hold cuDNN's own "
+           "host time, tens of microseconds that vary from call to call: their rows say little of the GPU's work\n";
   const GpuKernelParams& p = fit.params;
   log << "fitted: least GEMM/convolution " << fixed(p.kernel_min_s * 1e6, 2) << " us, memory pass " << fixed(p.pass_min_s * 1e6, 2) << " us, DRAM at " << fixed(100 * p.dram_efficiency, 1) << "% of "
       << fixed(device.memory_bandwidth / 1e12, 2) << " TB/s";
