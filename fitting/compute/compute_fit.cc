@@ -115,12 +115,15 @@ std::optional<Kernel> kernel_of(const bench::Record& r) {
   return k;
 }
 
+/// A record of a GPU library's own call (bench's GPU programs), not of a framework's op.
+bool library_call(const bench::Record& r) { return r.library == "cuBLAS" || r.library == "cuDNN" || r.library == "CUDA"; }
+
 /// Whether a record was timed by `dnnperf bench`'s GPU programs (microbench/gpu/gpu_timing.cu)
 /// with CUDA events around one call on an idle GPU, so that the host's launch of the call lies
 /// inside the bracket (ComputeData::bracket_s). Records since 2026-12-07 say `"timing": "queued"`
 /// in their layout: queued behind a kernel that held the GPU, their events time the GPU alone.
 bool bracketed_on_idle_gpu(const bench::Record& r) {
-  return (r.library == "cuBLAS" || r.library == "cuDNN" || r.library == "CUDA") && r.layout.is_object() && r.layout.contains("compute_capability") &&
+  return library_call(r) && r.layout.is_object() && r.layout.contains("compute_capability") &&
          r.layout.value("timing", std::string("unheld")) != "queued";
 }
 
@@ -1115,8 +1118,7 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
       // How long the framework's host takes to queue the kernel (CUDA: torch_bench's dispatch_s).
       // bench's GPU programs time their library's call alone (cuBLAS, cuDNN), which a framework
       // adds its own work to: not the profile's host_dispatch_s.
-      const bool library_call = r.library == "cuBLAS" || r.library == "cuDNN" || r.library == "CUDA";
-      if (const auto it = r.metrics.find("dispatch_s"); !library_call && it != r.metrics.end() && it->is_number() && it->get<double>() > 0)
+      if (const auto it = r.metrics.find("dispatch_s"); !library_call(r) && it != r.metrics.end() && it->is_number() && it->get<double>() > 0)
         d.dispatch_seconds[cls].push_back(it->get<double>());
       if (few_channel_gpu_batch_norm) {
         d.excluded.push_back({where, "training batch norm on a GPU over an image of few channels (scripts/torch_bench.py before its pass_channels): "
