@@ -238,6 +238,10 @@ fitting::GpuFit fit_gpu_family(std::ostream& log, const DeviceSpec& device, cons
     if (std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "math." + std::string(gpu_math_name(m))) == fit.not_fitted.end())
       log << "; " << gpu_math_name(m) << " k-loop " << fixed(100 * p.math[static_cast<int>(m)].max_efficiency, 1) << "% of peak, operands at "
           << fixed(p.math[static_cast<int>(m)].operand_bandwidth / 1e12, 1) << " TB/s";
+  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64})
+    if (const auto& loop = p.conv_loop[static_cast<std::size_t>(m)];
+        loop && std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "conv_loop." + std::string(gpu_math_name(m))) == fit.not_fitted.end())
+      log << "; " << gpu_math_name(m) << " convolutions' own k-loop (no " << gpu_math_name(m) << " GEMM timed) " << fixed(100 * loop->max_efficiency, 1) << "% of peak";
   log << " (" << (fit.converged ? "converged" : fit.message) << ")\n";
   if (!fit.not_fitted.empty()) {
     log << "not fitted (no records; the base profile's values kept):";

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace dnnperf {
@@ -79,8 +80,20 @@ struct GpuKernelParams {
   double pass_min_s = 2e-6;
   /// Fraction of DRAM's datasheet bandwidth a stream reaches (copies, operands from DRAM).
   double dram_efficiency = 0.9;
-  /// Per math (index: GpuMath).
+  /// Per math (index: GpuMath): GEMMs' k-loops, and convolutions' where conv_loop has no entry.
   std::array<GpuMathParams, kGpuMaths> math{};
+  /// Per math, the k-loop of convolutions' implicit GEMMs where it was fitted apart from GEMMs':
+  /// a calibration that timed convolutions but no GEMM in a math (PyTorch's defaults run
+  /// convolutions on TF32 and matmuls on plain fp32) measures only what the convolutions reach
+  /// (H200: PyTorch's TF32 convolutions fitted a TF32 k-loop at 47% of the peak where cuBLAS's
+  /// TF32 GEMMs, timed by the C++ programs, reach 72%), and says nothing of that math's GEMMs.
+  /// Absent, convolutions use `math`, with their direction's efficiency on top.
+  std::array<std::optional<GpuMathParams>, kGpuMaths> conv_loop{};
+  /// The k-loop parameters a convolution in `m` runs with.
+  const GpuMathParams& convolution_math(GpuMath m) const {
+    const auto i = static_cast<std::size_t>(m);
+    return conv_loop[i] ? *conv_loop[i] : math[i];
+  }
   /// Per direction (index: Phase forward, backward_data, backward_weight).
   std::array<GpuConvParams, 3> conv{};
   /// A memory pass's rate against a copy's, per pass family (Kernel::pass; "" for plain passes),

@@ -1,6 +1,7 @@
 #include "profile/gpu_section.h"
 
 #include <array>
+#include <functional>
 
 #include "core/common/json_reader.h"
 #include "core/lowering/kernel.h"
@@ -31,6 +32,29 @@ double positive_or(JsonObjectReader& r, const std::string& key, double fallback)
   return v;
 }
 
+json math_entry(const GpuMathParams& mp) {
+  return {{"max_efficiency", mp.max_efficiency}, {"tile_fixed_s", mp.tile_fixed_s}, {"k_step_min_s", mp.k_step_min_s},
+          {"operand_bandwidth", mp.operand_bandwidth}, {"misaligned_efficiency", mp.misaligned_efficiency}};
+}
+
+/// Reads one math's entry over `mp` (fields it lacks keep their values).
+void read_math_entry(JsonObjectReader& e, GpuMathParams& mp) {
+  mp.max_efficiency = in_range(e, "max_efficiency", mp.max_efficiency, 0, 1, "(0, 1]");
+  mp.tile_fixed_s = non_negative(e, "tile_fixed_s", mp.tile_fixed_s);
+  mp.k_step_min_s = non_negative(e, "k_step_min_s", mp.k_step_min_s);
+  mp.operand_bandwidth = positive_or(e, "operand_bandwidth", mp.operand_bandwidth);
+  if (e.has("misaligned_efficiency")) {
+    const json& a = e.at("misaligned_efficiency");
+    if (!a.is_array() || a.size() != 3) e.fail("misaligned_efficiency", "must be a list of 3 numbers (8, 4 and 2-byte alignment)");
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!a[i].is_number() || !(a[i].get<double>() > 0 && a[i].get<double>() <= 1))
+        e.fail("misaligned_efficiency", "element " + std::to_string(i) + " must be a number in (0, 1], is " + a[i].dump());
+      mp.misaligned_efficiency[i] = a[i].get<double>();
+    }
+  }
+  e.check_unknown();
+}
+
 }  // namespace
 
 std::string_view gpu_math_name(GpuMath math) {
@@ -53,12 +77,11 @@ std::string_view gpu_generation_name(GpuGeneration generation) {
 }
 
 json gpu_section(const GpuKernelParams& p) {
-  json math = json::object();
+  json math = json::object(), conv_loop = json::object();
   for (const GpuMath m : kMaths) {
-    const GpuMathParams& mp = p.math[static_cast<int>(m)];
-    math[std::string(gpu_math_name(m))] = {{"max_efficiency", mp.max_efficiency}, {"tile_fixed_s", mp.tile_fixed_s},
-                                           {"k_step_min_s", mp.k_step_min_s},
-                                           {"operand_bandwidth", mp.operand_bandwidth}, {"misaligned_efficiency", mp.misaligned_efficiency}};
+    const auto i = static_cast<std::size_t>(m);
+    math[std::string(gpu_math_name(m))] = math_entry(p.math[i]);
+    if (p.conv_loop[i]) conv_loop[std::string(gpu_math_name(m))] = math_entry(*p.conv_loop[i]);
   }
   json conv = json::object();
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
@@ -72,7 +95,7 @@ json gpu_section(const GpuKernelParams& p) {
   json sigma = json::object(), shared = json::object();
   for (const auto& [name, s] : p.residual_sigma) sigma[name] = s;
   for (const auto& [name, s] : p.shared_sigma) shared[name] = s;
-  return {{"generation", std::string(gpu_generation_name(p.generation))},
+  json section = {{"generation", std::string(gpu_generation_name(p.generation))},
           {"l2_bytes", p.l2_bytes},
           {"kernel_min_s", p.kernel_min_s},
           {"pass_min_s", p.pass_min_s},
@@ -84,6 +107,8 @@ json gpu_section(const GpuKernelParams& p) {
           {"l2_speedup", p.l2_speedup},
           {"residual_sigma", sigma},
           {"shared_sigma", shared}};
+  if (!conv_loop.empty()) section["conv_loop"] = conv_loop;
+  return section;
 }
 
 GpuKernelParams read_gpu_section(const json& section, const std::string& where) {
@@ -103,30 +128,22 @@ GpuKernelParams read_gpu_section(const json& section, const std::string& where) 
   p.dram_efficiency = in_range(r, "dram_efficiency", p.dram_efficiency, 0, 1, "(0, 1]");
   p.l2_speedup = in_range(r, "l2_speedup", p.l2_speedup, 0, 8, "[1, 8]");
   if (p.l2_speedup < 1) r.fail("l2_speedup", "must be in [1, 8] (the L2 streams no slower than DRAM), is " + std::to_string(p.l2_speedup));
-  if (r.has("math")) {
-    JsonObjectReader m(r.at("math"), where + ": math");
+  const auto per_math = [&](const std::string& key, const std::function<GpuMathParams&(GpuMath)>& entry) {
+    if (!r.has(key)) return;
+    JsonObjectReader m(r.at(key), where + ": " + key);
     for (const GpuMath math : kMaths) {
       const std::string name(gpu_math_name(math));
       if (!m.has(name)) continue;
-      JsonObjectReader e(m.at(name), where + ": math." + name);
-      GpuMathParams& mp = p.math[static_cast<int>(math)];
-      mp.max_efficiency = in_range(e, "max_efficiency", mp.max_efficiency, 0, 1, "(0, 1]");
-      mp.tile_fixed_s = non_negative(e, "tile_fixed_s", mp.tile_fixed_s);
-      mp.k_step_min_s = non_negative(e, "k_step_min_s", mp.k_step_min_s);
-      mp.operand_bandwidth = positive_or(e, "operand_bandwidth", mp.operand_bandwidth);
-      if (e.has("misaligned_efficiency")) {
-        const json& a = e.at("misaligned_efficiency");
-        if (!a.is_array() || a.size() != 3) e.fail("misaligned_efficiency", "must be a list of 3 numbers (8, 4 and 2-byte alignment)");
-        for (std::size_t i = 0; i < 3; ++i) {
-          if (!a[i].is_number() || !(a[i].get<double>() > 0 && a[i].get<double>() <= 1))
-            e.fail("misaligned_efficiency", "element " + std::to_string(i) + " must be a number in (0, 1], is " + a[i].dump());
-          mp.misaligned_efficiency[i] = a[i].get<double>();
-        }
-      }
-      e.check_unknown();
+      JsonObjectReader e(m.at(name), where + ": " + key + "." + name);
+      read_math_entry(e, entry(math));
     }
     m.check_unknown();
-  }
+  };
+  per_math("math", [&](GpuMath m) -> GpuMathParams& { return p.math[static_cast<std::size_t>(m)]; });
+  // After `math`: a convolution k-loop's fields it does not name are its math's.
+  per_math("conv_loop", [&](GpuMath m) -> GpuMathParams& {
+    return p.conv_loop[static_cast<std::size_t>(m)].emplace(p.math[static_cast<std::size_t>(m)]);
+  });
   if (r.has("conv")) {
     JsonObjectReader c(r.at("conv"), where + ": conv");
     for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {

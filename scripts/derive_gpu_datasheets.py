@@ -6,6 +6,9 @@ transfer"):
   * device-level parameters come from the target's datasheet (data/transfer/gpu_datasheets.json):
     the generation (which tiles its libraries run) and the L2's size; SMs, peaks and DRAM
     bandwidth are already the profile's own;
+  * a math's GEMM k-loop comes from the source that timed GEMMs in it (math_from), and a
+    convolutions' own k-loop (conv_loop: fitted where a source timed convolutions but no GEMM in
+    that math) carries with the convolutions;
   * fractions (a k-loop's share of peak, what misalignment costs, a convolution direction's rate
     against a GEMM's, DRAM efficiency, the pass families' rates) carry unchanged;
   * fixed times (a tile's fill, a k-step's floor, a kernel's least time) are cycles of the SM's
@@ -59,7 +62,7 @@ def derive(rules, target_profile, target):
     throughput = (sms * target["clock_mhz"]) / (src["multiprocessors"] * src["clock_mhz"])
     for key in TIME_KEYS_TOP:
         gpu[key] *= cycles
-    for math in gpu["math"].values():
+    for math in list(gpu["math"].values()) + list(gpu.get("conv_loop", {}).values()):
         for key in TIME_KEYS_MATH:
             math[key] *= cycles
         math["operand_bandwidth"] *= throughput

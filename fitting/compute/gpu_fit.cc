@@ -1,6 +1,7 @@
 #include "fitting/compute/gpu_fit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -44,9 +45,28 @@ int alignment_class(const DeviceSpec& device, const ComputeSample& s) {
 
 bool tiled(const Kernel& k) { return k.cls == KernelClass::gemm || (k.cls == KernelClass::conv && !thin_group_conv(k.conv)); }
 
+/// Which maths the samples time GEMMs and (tiled) convolutions in. A math with convolutions but no
+/// GEMM fits the convolutions' own k-loop (GpuKernelParams::conv_loop), which says nothing of the
+/// math's GEMMs; with both, the two share the math's.
+struct MathUse {
+  std::array<bool, kGpuMaths> gemm{}, conv{};
+  bool conv_only(std::size_t m) const { return conv[m] && !gemm[m]; }
+};
+
+MathUse math_use(const GpuComputeModel& model, const std::vector<const ComputeSample*>& samples) {
+  MathUse use;
+  for (const ComputeSample* s : samples) {
+    if (!tiled(s->kernel)) continue;
+    const auto m = static_cast<std::size_t>(model.math(s->kernel, ExecutionOptions{s->tf32}));
+    (s->kernel.cls == KernelClass::gemm ? use.gemm : use.conv)[m] = true;
+  }
+  return use;
+}
+
 Layout layout_for(const DeviceSpec& device, const GpuComputeModel& model, const std::vector<const ComputeSample*>& samples) {
   Layout l;
   std::map<std::string, int> index;
+  const MathUse use = math_use(model, samples);
   const auto slot = [&](const std::string& name, std::function<double&(GpuKernelParams&)> ref, double low, double high, double start = 0) {
     auto [it, fresh] = index.try_emplace(name, static_cast<int>(l.slots.size()));
     if (fresh) l.slots.push_back({name, std::move(ref), low, high, start});
@@ -62,18 +82,22 @@ Layout layout_for(const DeviceSpec& device, const GpuComputeModel& model, const 
         used.push_back(slot("kernel_min_s", [](GpuKernelParams& p) -> double& { return p.kernel_min_s; }, 5e-7, 3e-5));
       const ExecutionOptions options{s->tf32};
       const GpuMath math = model.math(k, options);
-      const int m = static_cast<int>(math);
-      const std::string name = "math." + std::string(gpu_math_name(math));
-      used.push_back(slot(name + ".max_efficiency", [m](GpuKernelParams& p) -> double& { return p.math[m].max_efficiency; }, 0.02, 1.0));
-      used.push_back(slot(name + ".tile_fixed_s", [m](GpuKernelParams& p) -> double& { return p.math[m].tile_fixed_s; }, 1e-8, 2e-5));
-      used.push_back(slot(name + ".operand_bandwidth", [m](GpuKernelParams& p) -> double& { return p.math[m].operand_bandwidth; }, 1e12, 1e14));
-      used.push_back(slot(name + ".k_step_min_s", [m](GpuKernelParams& p) -> double& { return p.math[m].k_step_min_s; }, 1e-10, 2.5e-7));
+      const auto m = static_cast<std::size_t>(math);
+      // A convolution in a math no GEMM here runs in fits the convolutions' own k-loop (engaged by
+      // fit_gpu_kernels before any slot is read).
+      const bool own = k.cls == KernelClass::conv && use.conv_only(m);
+      const std::string name = (own ? "conv_loop." : "math.") + std::string(gpu_math_name(math));
+      const auto loop = [m, own](GpuKernelParams& p) -> GpuMathParams& { return own ? *p.conv_loop[m] : p.math[m]; };
+      used.push_back(slot(name + ".max_efficiency", [loop](GpuKernelParams& p) -> double& { return loop(p).max_efficiency; }, 0.02, 1.0));
+      used.push_back(slot(name + ".tile_fixed_s", [loop](GpuKernelParams& p) -> double& { return loop(p).tile_fixed_s; }, 1e-8, 2e-5));
+      used.push_back(slot(name + ".operand_bandwidth", [loop](GpuKernelParams& p) -> double& { return loop(p).operand_bandwidth; }, 1e12, 1e14));
+      used.push_back(slot(name + ".k_step_min_s", [loop](GpuKernelParams& p) -> double& { return loop(p).k_step_min_s; }, 1e-10, 2.5e-7));
       const int a = alignment_class(device, *s);
       if (a < 16) {
         const int i = a >= 8 ? 0 : a >= 4 ? 1 : 2;
         const std::string which = std::to_string(a >= 8 ? 8 : a >= 4 ? 4 : 2);
         used.push_back(slot(name + ".misaligned_efficiency[" + which + " bytes]",
-                            [m, i](GpuKernelParams& p) -> double& { return p.math[m].misaligned_efficiency[static_cast<std::size_t>(i)]; }, 0.01, 1.0));
+                            [loop, i](GpuKernelParams& p) -> double& { return loop(p).misaligned_efficiency[static_cast<std::size_t>(i)]; }, 0.01, 1.0));
       }
       if (k.cls == KernelClass::conv) {
         const int d = std::min(static_cast<int>(k.phase), kConvDirections - 1);
@@ -224,6 +248,14 @@ GpuFit fit_gpu_kernels(const DeviceSpec& base, const ComputeData& data) {
     throw InputError("records timed by dnnperf bench's GPU programs include the host's launch in their times, and no launch record of one kernel "
                      "says how long that is: give the launch records of the same run (launch.jsonl) with the others");
   const GpuComputeModel model(device);
+  // Convolutions share their math's k-loop with the GEMMs timed beside them; alone in a math, they
+  // fit a k-loop of their own, starting from the base's.
+  const MathUse use = math_use(model, samples);
+  for (std::size_t m = 0; m < use.conv.size(); ++m) {
+    auto& loop = device.gpu.conv_loop[m];
+    if (use.conv_only(m)) loop = loop.value_or(device.gpu.math[m]);
+    else if (use.conv[m]) loop.reset();
+  }
   const Layout layout = layout_for(device, model, samples);
   const std::vector<double> weights(samples.size(), 1.0);  // log errors alike: per-kernel accuracy first
   GpuFit fit;
@@ -295,6 +327,9 @@ GpuFit fit_gpu_kernels(const DeviceSpec& base, const ComputeData& data) {
     if (std::none_of(layout.slots.begin(), layout.slots.end(), [&](const Slot& s) { return s.name == name; }))
       fit.not_fitted.push_back("math." + std::string(gpu_math_name(m)));
   }
+  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64})
+    if (fit.params.conv_loop[static_cast<std::size_t>(m)] && !use.conv_only(static_cast<std::size_t>(m)))
+      fit.not_fitted.push_back("conv_loop." + std::string(gpu_math_name(m)));
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {
     const std::string name = "conv." + std::string(phase_name(phase)) + ".efficiency";
     if (std::none_of(layout.slots.begin(), layout.slots.end(), [&](const Slot& s) { return s.name == name; }))

@@ -73,6 +73,54 @@ TEST_CASE("the GPU fit recovers the family's own parameters from its prices") {
   CHECK(std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "math.tf32") != fit.not_fitted.end());
 }
 
+TEST_CASE("convolutions in a math no GEMM was timed in fit a k-loop of their own, not the math's") {
+  // PyTorch's defaults: fp32 matmuls, TF32 convolutions, whose k-loop reaches less than cuBLAS's.
+  DeviceSpec truth = find_hardware_profile("h200").device;
+  truth.gpu.enabled = true;
+  GpuMathParams conv_loop = truth.gpu.math[static_cast<int>(GpuMath::tf32)];
+  conv_loop.max_efficiency = 0.35;
+  truth.gpu.conv_loop[static_cast<int>(GpuMath::tf32)] = conv_loop;
+  ComputeData data = synthetic(truth, 11, 60);
+  const GpuComputeModel model(truth);
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int> channels(2, 32), image(7, 56);
+  for (int i = 0; i < 60; ++i) {
+    const std::int64_t ch = 16 * channels(rng), hw = image(rng);
+    const ConvShape c{32, ch, hw, hw, ch, 3, 3, hw, hw, 1, 1, 1, 1, 1, 1, 1};
+    ComputeSample s;
+    s.kernel = conv_kernel(static_cast<Phase>(i % 3), c, DType::f32);
+    s.kernel_class = "conv";
+    s.tf32 = true;
+    s.seconds = model.seconds(s.kernel, ExecutionOptions{true});
+    data.tf32_samples.push_back(s);
+  }
+  DeviceSpec start = truth;
+  start.gpu.conv_loop = {};
+  const GpuFit fit = fit_gpu_kernels(start, data);
+  const auto& own = fit.params.conv_loop[static_cast<int>(GpuMath::tf32)];
+  REQUIRE(own);
+  // The math's own k-loop, which GEMMs use, is not what the convolutions measured: kept, and said so.
+  CHECK(fit.params.math[static_cast<int>(GpuMath::tf32)].max_efficiency == start.gpu.math[static_cast<int>(GpuMath::tf32)].max_efficiency);
+  CHECK(std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "math.tf32") != fit.not_fitted.end());
+  // The convolutions are priced as measured (their direction's efficiency and the k-loop trade off,
+  // so the product is what the records fix).
+  DeviceSpec fitted = truth;
+  fitted.gpu = fit.params;
+  const GpuComputeModel fitted_model(fitted);
+  double worst = 0;
+  for (const ComputeSample& s : data.tf32_samples) worst = std::max(worst, std::abs(fitted_model.seconds(s.kernel, {true}) / s.seconds - 1));
+  CHECK(worst < 0.1);
+  // With TF32 GEMMs timed beside them, the two share the math's k-loop again.
+  ComputeSample g;
+  g.kernel = gemm_kernel(Phase::forward, {2048, 2048, 2048, 1, false, false}, DType::f32);
+  g.kernel_class = "gemm";
+  g.tf32 = true;
+  g.seconds = model.seconds(g.kernel, ExecutionOptions{true});
+  data.tf32_samples.push_back(g);
+  start.gpu.conv_loop = truth.gpu.conv_loop;
+  CHECK_FALSE(fit_gpu_kernels(start, data).params.conv_loop[static_cast<int>(GpuMath::tf32)]);
+}
+
 TEST_CASE("the GPU fit refuses what it cannot use") {
   DeviceSpec cpu = find_hardware_profile("cpu").device;
   CHECK_THROWS_AS(fit_gpu_kernels(cpu, ComputeData{}), InputError);

@@ -154,6 +154,47 @@ TEST_CASE("the GPU section reads back what it writes and names bad fields") {
   bad = gpu_section(p);
   bad["tiles"] = 3;
   CHECK_THROWS_WITH(read_gpu_section(bad, "f.json"), Catch::Contains("tiles"));
+  // Convolutions' own k-loop: written only where there is one, its missing fields its math's.
+  CHECK_FALSE(gpu_section(p).contains("conv_loop"));
+  nlohmann::json own = gpu_section(p);
+  own["conv_loop"]["tf32"] = {{"max_efficiency", 0.4}};
+  const GpuKernelParams r = read_gpu_section(own, "test");
+  REQUIRE(r.conv_loop[static_cast<int>(GpuMath::tf32)]);
+  CHECK(r.conv_loop[static_cast<int>(GpuMath::tf32)]->max_efficiency == 0.4);
+  CHECK(r.conv_loop[static_cast<int>(GpuMath::tf32)]->tile_fixed_s == r.math[static_cast<int>(GpuMath::tf32)].tile_fixed_s);
+  CHECK_FALSE(r.conv_loop[static_cast<int>(GpuMath::half)]);
+  CHECK(read_gpu_section(gpu_section(r), "test").conv_loop[static_cast<int>(GpuMath::tf32)]->max_efficiency == 0.4);
+  own["conv_loop"]["tf32"]["max_efficiency"] = 0;
+  CHECK_THROWS_WITH(read_gpu_section(own, "f.json"), Catch::Contains("conv_loop.tf32") && Catch::Contains("max_efficiency"));
+  own["conv_loop"] = {{"int8", {{"max_efficiency", 0.5}}}};
+  CHECK_THROWS_WITH(read_gpu_section(own, "f.json"), Catch::Contains("int8"));
+}
+
+TEST_CASE("convolutions run the k-loop fitted for their math's convolutions where there is one, GEMMs the math's") {
+  DeviceSpec d = h200_with_gpu_family();
+  d.gpu.conv_loop = {};  // the datasheet's carries the one PyTorch's TF32 convolutions fitted
+  const ConvShape c{32, 256, 28, 28, 256, 3, 3, 28, 28, 1, 1, 1, 1, 1, 1, 1};
+  const Kernel conv = conv_kernel(Phase::forward, c, DType::f32);
+  const Kernel gemm = gemm_kernel(Phase::forward, {8192, 4096, 1024, 1, false, false}, DType::f32);
+  const ExecutionOptions tf32{true};
+  const double conv_shared = GpuComputeModel(d).seconds(conv, tf32), gemm_shared = GpuComputeModel(d).seconds(gemm, tf32);
+  GpuMathParams slower = d.gpu.math[static_cast<int>(GpuMath::tf32)];
+  slower.max_efficiency /= 2;
+  d.gpu.conv_loop[static_cast<int>(GpuMath::tf32)] = slower;
+  const GpuComputeModel own(d);
+  CHECK(own.seconds(conv, tf32) > conv_shared);
+  CHECK(own.seconds(gemm, tf32) == gemm_shared);
+  // Priced as it would be were that the math's k-loop.
+  DeviceSpec as_math = h200_with_gpu_family();
+  as_math.gpu.conv_loop = {};
+  as_math.gpu.math[static_cast<int>(GpuMath::tf32)] = slower;
+  CHECK(own.seconds(conv, tf32) == GpuComputeModel(as_math).seconds(conv, tf32));
+  CHECK(GpuComputeModel(as_math).seconds(gemm, tf32) > gemm_shared);
+  // Another math's convolutions keep sharing their math's.
+  const Kernel half = conv_kernel(Phase::forward, c, DType::bf16);
+  DeviceSpec shared = h200_with_gpu_family();
+  shared.gpu.conv_loop = {};
+  CHECK(own.seconds(half, {}) == GpuComputeModel(shared).seconds(half, {}));
 }
 
 TEST_CASE("FP32 3x3 convolutions before Ampere cost the cheaper of Winograd and their implicit GEMM") {

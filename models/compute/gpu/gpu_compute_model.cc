@@ -90,6 +90,7 @@ GpuKernelCost GpuComputeModel::cost_with(const GpuKernelParams& p, const Kernel&
     const GpuConvParams* conv = nullptr;
     if (k.cls == KernelClass::conv) {
       conv = &p.conv[std::min(static_cast<int>(k.phase), 2)];
+      work.loop = &p.convolution_math(c.math);
       work.loop_factor = conv->efficiency;
       work.tile_extra_s = conv->tile_fixed_s;
       work.least_s = conv->fixed_s;

@@ -57,7 +57,7 @@ int gemm_alignment_bytes(const GemmShape& g, int element_bytes) {
 }
 
 GpuGemmPlan gpu_gemm_plan(const DeviceSpec& device, const GpuKernelParams& params, const GemmShape& g, const GpuMatrixWork& work) {
-  const GpuMathParams& mp = params.math[static_cast<int>(work.math)];
+  const GpuMathParams& mp = work.loop ? *work.loop : params.math[static_cast<int>(work.math)];
   double rate = mp.max_efficiency * work.loop_factor;
   if (work.alignment_bytes < 16) rate *= mp.misaligned_efficiency[work.alignment_bytes >= 8 ? 0 : work.alignment_bytes >= 4 ? 1 : 2];
   const std::int64_t sms = std::max<std::int64_t>(device.multiprocessors, 1);

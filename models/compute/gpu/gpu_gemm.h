@@ -54,6 +54,7 @@ struct GpuMatrixWork {
   double tile_extra_s = 0;  // added to the math's tile_fixed_s (a convolution's, GpuConvParams)
   double least_s = -1;      // the kernel's least time; < 0: GpuKernelParams::kernel_min_s
   bool split_k = true;      // whether the k dimension may be split over several tiles
+  const GpuMathParams* loop = nullptr;  // the k-loop's parameters; null: GpuKernelParams::math of `math`
 };
 
 /// Prices `g` on `device` with `params`. Pure arithmetic, allocation-free.

@@ -30,6 +30,7 @@ double winograd_seconds(const DeviceSpec& device, const GpuKernelParams& params,
     default: g.m = tiles, g.n = c.k, g.k = c.c; break;
   }
   // The GEMMs are plain batched GEMMs: no convolution window, the GEMM's own rates.
+  work.loop = nullptr;
   work.loop_factor = 1;
   work.tile_extra_s = 0;
   work.least_s = -1;
