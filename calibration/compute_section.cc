@@ -234,11 +234,11 @@ fitting::GpuFit fit_gpu_family(std::ostream& log, const DeviceSpec& device, cons
   const GpuKernelParams& p = fit.params;
   log << "fitted: least GEMM/convolution " << fixed(p.kernel_min_s * 1e6, 2) << " us, memory pass " << fixed(p.pass_min_s * 1e6, 2) << " us, DRAM at " << fixed(100 * p.dram_efficiency, 1) << "% of "
       << fixed(device.memory_bandwidth / 1e12, 2) << " TB/s";
-  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64})
+  for (const GpuMath m : kAllGpuMaths)
     if (std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "math." + std::string(gpu_math_name(m))) == fit.not_fitted.end())
       log << "; " << gpu_math_name(m) << " k-loop " << fixed(100 * p.math[static_cast<int>(m)].max_efficiency, 1) << "% of peak, operands at "
           << fixed(p.math[static_cast<int>(m)].operand_bandwidth / 1e12, 1) << " TB/s";
-  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64})
+  for (const GpuMath m : kAllGpuMaths)
     if (const auto& loop = p.conv_loop[static_cast<std::size_t>(m)];
         loop && std::find(fit.not_fitted.begin(), fit.not_fitted.end(), "conv_loop." + std::string(gpu_math_name(m))) == fit.not_fitted.end())
       log << "; " << gpu_math_name(m) << " convolutions' own k-loop (no " << gpu_math_name(m) << " GEMM timed) " << fixed(100 * loop->max_efficiency, 1) << "% of peak";

@@ -18,9 +18,11 @@
 namespace dnnperf {
 
 /// The arithmetic a matrix kernel's k-loop runs in, as the GPU family groups it: plain fp32
-/// units, TF32 tensor cores (fp32 data), 16-bit tensor cores (f16 and bf16 run alike), fp64.
-enum class GpuMath : std::uint8_t { fp32 = 0, tf32 = 1, half = 2, fp64 = 3 };
-inline constexpr int kGpuMaths = 4;
+/// units, TF32 tensor cores (fp32 data), 16-bit tensor cores (f16 and bf16 run alike), fp64,
+/// FP8 tensor cores (Hopper on; 8-bit operands, 16-bit results).
+enum class GpuMath : std::uint8_t { fp32 = 0, tf32 = 1, half = 2, fp64 = 3, fp8 = 4 };
+inline constexpr int kGpuMaths = 5;
+inline constexpr std::array<GpuMath, kGpuMaths> kAllGpuMaths{GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64, GpuMath::fp8};
 std::string_view gpu_math_name(GpuMath math);
 
 /// The tile shapes a library picks among depend on the generation's tensor cores and shared

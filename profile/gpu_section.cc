@@ -12,7 +12,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<GpuGeneration, 3> kGenerations{GpuGeneration::volta, GpuGeneration::ampere, GpuGeneration::hopper};
-constexpr std::array<GpuMath, kGpuMaths> kMaths{GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64};
 
 double in_range(JsonObjectReader& r, const std::string& key, double fallback, double low, double high, const std::string& range) {
   const double v = r.real(key, fallback);
@@ -63,6 +62,7 @@ std::string_view gpu_math_name(GpuMath math) {
     case GpuMath::tf32: return "tf32";
     case GpuMath::half: return "half";
     case GpuMath::fp64: return "fp64";
+    case GpuMath::fp8: return "fp8";
   }
   return "?";
 }
@@ -78,7 +78,7 @@ std::string_view gpu_generation_name(GpuGeneration generation) {
 
 json gpu_section(const GpuKernelParams& p) {
   json math = json::object(), conv_loop = json::object();
-  for (const GpuMath m : kMaths) {
+  for (const GpuMath m : kAllGpuMaths) {
     const auto i = static_cast<std::size_t>(m);
     math[std::string(gpu_math_name(m))] = math_entry(p.math[i]);
     if (p.conv_loop[i]) conv_loop[std::string(gpu_math_name(m))] = math_entry(*p.conv_loop[i]);
@@ -131,7 +131,7 @@ GpuKernelParams read_gpu_section(const json& section, const std::string& where) 
   const auto per_math = [&](const std::string& key, const std::function<GpuMathParams&(GpuMath)>& entry) {
     if (!r.has(key)) return;
     JsonObjectReader m(r.at(key), where + ": " + key);
-    for (const GpuMath math : kMaths) {
+    for (const GpuMath math : kAllGpuMaths) {
       const std::string name(gpu_math_name(math));
       if (!m.has(name)) continue;
       JsonObjectReader e(m.at(name), where + ": " + key + "." + name);

@@ -34,10 +34,10 @@ using nlohmann::json;
 // that no size divided by it comes out infinite.
 constexpr double kMinRate = 1.0;
 
-constexpr std::array<std::pair<MathMode, const char*>, 8> kModes{{
+constexpr std::array<std::pair<MathMode, const char*>, 9> kModes{{
     {MathMode::fp64, "fp64"}, {MathMode::fp64_tensor, "fp64_tensor"}, {MathMode::fp32, "fp32"},
     {MathMode::tf32_tensor, "tf32_tensor"}, {MathMode::fp16, "fp16"}, {MathMode::fp16_tensor, "fp16_tensor"},
-    {MathMode::bf16, "bf16"}, {MathMode::bf16_tensor, "bf16_tensor"}}};
+    {MathMode::bf16, "bf16"}, {MathMode::bf16_tensor, "bf16_tensor"}, {MathMode::fp8_tensor, "fp8_tensor"}}};
 
 double fraction(JsonObjectReader& r, const std::string& key, double fallback) {
   const double v = r.real(key, fallback);

@@ -24,7 +24,7 @@
 namespace dnnperf {
 
 /// The arithmetic a kernel runs on: plain units or tensor cores, per element type.
-enum class MathMode : std::uint8_t { fp64, fp64_tensor, fp32, tf32_tensor, fp16, fp16_tensor, bf16, bf16_tensor };
+enum class MathMode : std::uint8_t { fp64, fp64_tensor, fp32, tf32_tensor, fp16, fp16_tensor, bf16, bf16_tensor, fp8_tensor };
 std::string_view math_mode_name(MathMode mode);
 
 /// Efficiency of a GEMM-like kernel class (GEMM, convolution as implicit GEMM): the fraction of

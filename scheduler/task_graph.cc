@@ -58,9 +58,7 @@ TaskGraph build_task_graph(const Graph& graph, const Platform& platform, const T
   tg.devices = platform.size();
   const auto n_devices = static_cast<std::size_t>(platform.size());
 
-  LoweringOptions lowering = LoweringOptions::inference();
-  if (options.precision == Precision::fp16) lowering.compute_dtype = DType::f16;
-  if (options.precision == Precision::bf16) lowering.compute_dtype = DType::bf16;
+  const LoweringOptions lowering = lowering_for(options.precision, false, Optimizer::sgd);
   ExecutionOptions execution;
   execution.allow_tf32 = options.precision == Precision::tf32;
   const std::vector<Kernel> kernels = lower(graph, lowering);
@@ -89,7 +87,7 @@ TaskGraph build_task_graph(const Graph& graph, const Platform& platform, const T
 
   for (std::size_t d = 0; d < n_devices; ++d) {
     const PlatformDevice& device = platform.devices[d];
-    if (execution.allow_tf32 && !device.hardware.supports(MathMode::tf32_tensor)) {
+    if (const std::optional<MathMode> needed = required_tensor_math(options.precision); needed && !device.hardware.supports(*needed)) {
       for (TaskNode& t : tg.tasks) t.seconds[d] = kCannotRun;
       continue;
     }

@@ -6,6 +6,8 @@ transfer"):
   * device-level parameters come from the target's datasheet (data/transfer/gpu_datasheets.json):
     the generation (which tiles its libraries run) and the L2's size; SMs, peaks and DRAM
     bandwidth are already the profile's own;
+  * a math no source timed starts as the like math's (math_like: FP8 as the 16-bit math, on the
+    same tensor cores), its ceiling capped as below;
   * a math's GEMM k-loop comes from the source that timed GEMMs in it (math_from), and a
     convolutions' own k-loop (conv_loop: fitted where a source timed convolutions but no GEMM in
     that math) carries with the convolutions;
@@ -55,6 +57,9 @@ def derive(rules, target_profile, target):
     gpu = copy.deepcopy(fitted_gpu(HARDWARE / src["profile"]))
     for math, where in rules.get("math_from", {}).items():
         gpu["math"][math] = copy.deepcopy(fitted_gpu(HARDWARE / where["profile"])["math"][math])
+    for math, rule in rules.get("math_like", {}).items():
+        if math not in gpu["math"]:
+            gpu["math"][math] = copy.deepcopy(gpu["math"][rule["math"]])
     gpu.pop("residual_sigma", None)
     gpu.pop("shared_sigma", None)
     cycles = src["clock_mhz"] / target["clock_mhz"]  # seconds there per second here, for a count of cycles
@@ -90,6 +95,7 @@ def main():
         note = ("GPU family (device.efficiency.gpu) transferred by scripts/derive_gpu_datasheets.py from "
                 f"{rules['source']['profile']}" +
                 "".join(f", math.{m} from {w['profile']}" for m, w in rules.get("math_from", {}).items()) +
+                "".join(f", math.{m} as math.{w['math']}" for m, w in rules.get("math_like", {}).items()) +
                 f": fractions carried, fixed times scaled by clock ({rules['source']['clock_mhz']} -> {target['clock_mhz']} MHz), "
                 f"operand rates by SMs x clock" +
                 "".join(f", {m} ceiling capped at the published maximum achievable matmul {c:.1%}"

@@ -75,7 +75,7 @@ ModelParallelPlan model_parallel_plan(const RunOptions& run, const ParallelOptio
   // Large models train in mixed precision; fp32 only when asked for.
   const std::string dtype = given(app, "--dtype") ? run.dtype : "bf16";
   const std::optional<Precision> precision = parse_precision(dtype);
-  if (!precision) throw InputError("--dtype: unknown value '" + dtype + "' (fp32, tf32, fp16 or bf16)");
+  if (!precision) throw InputError("--dtype: unknown value '" + dtype + "' (fp32, tf32, fp16, bf16 or fp8)");
   p.precision = *precision;
   return p;
 }

@@ -22,7 +22,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--network,-n", o.network, "zoo name or spec, FILE.json or FILE.onnx")->required();
   c->add_option("--hardware", o.hardware, "hardware profile: short name (v100, a100, a100-40gb, h100, h200, p3dn, p3, p100-pcie-roce25, bigbasin-p100, cpu) or a JSON path")->capture_default_str();
   c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)")->check(positive());
-  c->add_option("--dtype", o.dtype, "fp32, tf32, fp16 or bf16 (the last two: mixed precision with fp32 master weights)")->capture_default_str();
+  c->add_option("--dtype", o.dtype, "fp32, tf32, fp16, bf16 or fp8 (fp16, bf16: mixed precision with fp32 master weights; fp8: bf16 with its layers' weight GEMMs on FP8 tensor cores, as Transformer Engine runs them)")->capture_default_str();
   c->add_option("--optimizer", o.optimizer, "sgd, momentum or adam")->capture_default_str();
   c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best (the cheapest per message), or a library's own measured choice: default (MPI's), gloo, nccl (on a GPU profile with no NCCL measured: NCCL's own tuner's choice of ring or tree and LL, LL128 or Simple)")->capture_default_str();
   c->add_option("--bucket-mib", o.bucket_mib, "DDP gradient bucket size in MiB")->capture_default_str()->check(positive());
@@ -38,7 +38,7 @@ void add_run_options(CLI::App* c, RunOptions& o) {
 
 RunConfig run_config(const RunOptions& o, const HardwareProfile& hw) {
   RunConfig c;
-  c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype, "fp32, tf32, fp16 or bf16");
+  c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype, "fp32, tf32, fp16, bf16 or fp8");
   c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer, "sgd, momentum or adam");
   if (o.allreduce == "default" || is_library_name(o.allreduce))
     c.plan.allreduce_library = o.allreduce == "default" ? "mpi" : o.allreduce;

@@ -64,7 +64,7 @@ void run(const Options& o) {
   if (!(o.time_limit > 0)) throw InputError("--time-limit must be positive");
   if (o.batch <= 0) throw InputError("--batch must be positive");
   const auto precision = parse_precision(o.dtype);
-  if (!precision) throw InputError("--dtype: unknown value '" + o.dtype + "' (fp32, tf32, fp16 or bf16)");
+  if (!precision) throw InputError("--dtype: unknown value '" + o.dtype + "' (fp32, tf32, fp16, bf16 or fp8)");
 
   const Platform platform = load_platform(o.platform);
   LoadOptions load;
@@ -152,7 +152,7 @@ void add_schedule_command(CLI::App& app) {
   c->add_option("--batch", o->batch, "samples per inference")->capture_default_str()->check(positive());
   c->add_option("--input", o->input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(positive());
   c->add_option("--seq", o->sequence, "tokens per sample (zoo transformers)")->check(positive());
-  c->add_option("--dtype", o->dtype, "fp32, tf32, fp16 or bf16")->capture_default_str();
+  c->add_option("--dtype", o->dtype, "fp32, tf32, fp16, bf16 or fp8")->capture_default_str();
   c->add_flag("--json", o->json, "print one JSON object with every method's placements");
   c->add_option("--output,-o", o->output, "also write that JSON to FILE");
   c->add_option("--gantt", o->gantt, "draw the schedules to FILE.png (scripts/plot_gantt.py)");

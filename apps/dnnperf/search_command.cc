@@ -90,7 +90,7 @@ void add_search_command(CLI::App& app) {
   c->add_option("--hardware", o->hardware, "hardware profile: short name or a JSON path")->capture_default_str();
   c->add_option("--gpus", *gpus, "GPUs in all (whole nodes, or part of one)")->required()->check(positive());
   c->add_option("--gpus-per-node", o->gpus_per_node, "devices used per node (default: all of the profile's node)")->check(positive());
-  c->add_option("--dtype", o->dtype, "bf16 (default), fp16, tf32 or fp32");
+  c->add_option("--dtype", o->dtype, "bf16 (default), fp8, fp16, tf32 or fp32");
   c->add_option("--seq", o->sequence, "tokens per sequence (default: the model's context)")->check(positive());
   c->add_option("--top", *top, "plans to list")->capture_default_str()->check(positive());
   c->add_flag("--json", o->json, "print one JSON object");

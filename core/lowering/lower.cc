@@ -27,8 +27,8 @@ double unary_flops(OpKind kind) {
 
 class Emitter {
  public:
-  Emitter(std::vector<Kernel>& out, const Graph& g, int op_index, std::optional<DType> compute)
-      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index), compute_(compute) {}
+  Emitter(std::vector<Kernel>& out, const Graph& g, int op_index, const LoweringOptions& options)
+      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index), compute_(options.compute_dtype), fp8_(options.fp8_gemms) {}
 
   const Tensor& in(std::size_t i) const { return g_.tensor(op_.inputs[i]); }
   const Tensor& outp(std::size_t i = 0) const { return g_.tensor(op_.outputs[i]); }
@@ -45,10 +45,27 @@ class Emitter {
     return in(i).role == TensorRole::parameter ? Phase::backward_weight : Phase::backward_data;
   }
 
-  void gemm(Phase phase, GemmShape s) {
-    Kernel k = gemm_kernel(phase, s, dtype());
+  /// `of_weights`: a product of the layer's weights with activations or their gradients (false
+  /// for attention's products of activations and a router's logits): under an FP8 recipe it runs
+  /// on FP8 tensor cores, its operands cast first.
+  void gemm(Phase phase, GemmShape s, bool of_weights = true) {
+    const bool fp8 = fp8_ && of_weights && has_weights();
+    Kernel k = gemm_kernel(phase, s, fp8 ? DType::f8e4m3 : dtype());
     k.op_kind = op_.kind;
     k.op = op_index_;
+    if (fp8) {
+      k.bytes_written = es() * static_cast<double>(k.elements);  // results in the run's 16-bit type
+      // Transformer Engine casts each operand once, with its transpose for the other direction's
+      // product: forward the activations and the weights, backward the output's gradient (the
+      // weight gradient reuses both). Two 8-bit copies written per element read; the scaling's
+      // amax is taken on the way. (A first layer, with no input gradient, casts its output's
+      // gradient for the weight gradient alone: not counted.)
+      const double batch = static_cast<double>(s.batch);
+      const double cast = phase == Phase::forward ? batch * static_cast<double>(s.m * s.k + s.k * s.n)
+                          : phase == Phase::backward_data ? batch * static_cast<double>(s.m * s.k)
+                                                          : 0.0;
+      if (cast > 0) pass(KernelClass::elementwise, phase, static_cast<std::int64_t>(cast), 2, es() * cast, 2.0 * cast);
+    }
     out_.push_back(k);
   }
 
@@ -87,12 +104,18 @@ class Emitter {
   }
 
   DType stored(DType d) const { return compute_ && is_floating(d) ? *compute_ : d; }
+  bool has_weights() const {
+    for (const int t : op_.inputs)
+      if (g_.tensor(t).role == TensorRole::parameter) return true;
+    return false;
+  }
 
   std::vector<Kernel>& out_;
   const Graph& g_;
   const Op& op_;
   int op_index_;
   std::optional<DType> compute_;
+  bool fp8_ = false;
 };
 
 ConvShape conv_shape(const Emitter& e) {
@@ -348,14 +371,14 @@ void lower_attention(Emitter& e, bool forward, bool training) {
     if (a.rotary) e.pass(KernelClass::elementwise, Phase::forward, tokens * (h + kv) * d, 6, rotated, rotated);
     if (a.flash) {
       // Q K^T and P V in one kernel, the scores kept on chip: 4 s^2 d FLOPs per head.
-      e.gemm(Phase::forward, {s, visited, 2 * d, b * h, false, true});
+      e.gemm(Phase::forward, {s, visited, 2 * d, b * h, false, true}, false);
     } else {
       e.pass(KernelClass::elementwise, Phase::forward, tokens * q_width, 1, ctx, ctx);  // q / sqrt(d)
-      e.gemm(Phase::forward, {s, s, d, b * h, false, true});                           // q k^T
+      e.gemm(Phase::forward, {s, s, d, b * h, false, true}, false);                    // q k^T
       if (a.causal) e.pass(KernelClass::elementwise, Phase::forward, scores, 1, score_bytes, score_bytes);
       e.pass(KernelClass::reduction, Phase::forward, scores, 5, score_bytes, score_bytes, "softmax");
       if (dropout) e.pass(KernelClass::elementwise, Phase::forward, scores, 2, score_bytes, score_bytes + static_cast<double>(scores), "dropout");
-      e.gemm(Phase::forward, {s, d, s, b * h, false, false});                          // p v
+      e.gemm(Phase::forward, {s, d, s, b * h, false, false}, false);                   // p v
     }
     e.pass(KernelClass::copy, Phase::forward, tokens * q_width, 0, ctx, ctx);  // merge heads
     e.gemm(Phase::forward, {tokens, d_model, q_width, 1, false, true});
@@ -373,15 +396,15 @@ void lower_attention(Emitter& e, bool forward, bool training) {
   if (a.flash) {
     // FlashAttention's backward recomputes Q K^T and forms dP, dV, dQ and dK: 2.5x the forward's
     // FLOPs (Dao 2023), again in one kernel.
-    e.gemm(Phase::backward_data, {s, visited, 5 * d, b * h, false, false});
+    e.gemm(Phase::backward_data, {s, visited, 5 * d, b * h, false, false}, false);
   } else {
-    e.gemm(Phase::backward_data, {s, s, d, b * h, false, true});   // d p = d ctx v^T
-    e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d v = p^T d ctx
+    e.gemm(Phase::backward_data, {s, s, d, b * h, false, true}, false);   // d p = d ctx v^T
+    e.gemm(Phase::backward_data, {s, d, s, b * h, true, false}, false);   // d v = p^T d ctx
     if (dropout) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes + static_cast<double>(scores), score_bytes);
     e.pass(KernelClass::reduction, Phase::backward_data, scores, 4, 2.0 * score_bytes, score_bytes);  // softmax
     if (a.causal) e.pass(KernelClass::elementwise, Phase::backward_data, scores, 1, score_bytes, score_bytes);
-    e.gemm(Phase::backward_data, {s, d, s, b * h, false, false});  // d q = d s k
-    e.gemm(Phase::backward_data, {s, d, s, b * h, true, false});   // d k = d s^T q
+    e.gemm(Phase::backward_data, {s, d, s, b * h, false, false}, false);  // d q = d s k
+    e.gemm(Phase::backward_data, {s, d, s, b * h, true, false}, false);   // d k = d s^T q
     e.pass(KernelClass::elementwise, Phase::backward_data, tokens * q_width, 1, ctx, ctx);
   }
   if (kv < h) {
@@ -416,7 +439,7 @@ void lower_moe(Emitter& e, bool forward) {
   const double logits = es * static_cast<double>(tokens * experts);
   const double hidden = es * static_cast<double>(slots * f);
   if (forward) {
-    e.gemm(Phase::forward, {tokens, experts, width, 1, false, true});
+    e.gemm(Phase::forward, {tokens, experts, width, 1, false, true}, false);  // the router stays 16-bit
     e.pass(KernelClass::reduction, Phase::forward, tokens * experts, 5, logits, logits, "softmax");  // probabilities, top-k
     e.pass(KernelClass::gather, Phase::forward, slots * width, 0, routed_bytes, slot_bytes);       // permute
     e.gemm(Phase::forward, {c, g * f, width, local, false, true});
@@ -436,8 +459,8 @@ void lower_moe(Emitter& e, bool forward) {
   e.gemm(Phase::backward_data, {c, width, g * f, local, false, false});
   e.pass(KernelClass::gather, Phase::backward_data, routed * width, 1, slot_bytes, token_bytes);  // scatter-add back
   e.pass(KernelClass::reduction, Phase::backward_data, tokens * experts, 4, 2.0 * logits, logits);  // router softmax
-  if (e.in(1).requires_grad) e.gemm(Phase::backward_weight, {experts, width, tokens, 1, true, false});
-  if (x.requires_grad) e.gemm(Phase::backward_data, {tokens, width, experts, 1, false, false});
+  if (e.in(1).requires_grad) e.gemm(Phase::backward_weight, {experts, width, tokens, 1, true, false}, false);
+  if (x.requires_grad) e.gemm(Phase::backward_data, {tokens, width, experts, 1, false, false}, false);
 }
 
 void lower_loss(Emitter& e, bool forward) {
@@ -560,7 +583,7 @@ Kernel conv_kernel(Phase phase, const ConvShape& c, DType dtype) {
 void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kernel>& kernels) {
   const int n = static_cast<int>(graph.ops().size());
   for (int i = 0; i < n; ++i) {
-    Emitter e(kernels, graph, i, options.compute_dtype);
+    Emitter e(kernels, graph, i, options);
     lower_op(e, /*forward=*/true, options.training);
   }
   if (!options.training) return;
@@ -576,7 +599,7 @@ void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kerne
       accumulate_gradient(kernels, graph.tensor(t), consumers[static_cast<std::size_t>(t)], i, op.kind, options.compute_dtype);
     const bool any_grad = std::any_of(op.inputs.begin(), op.inputs.end(), [&](int t) { return graph.tensor(t).requires_grad; });
     if (!any_grad) continue;
-    Emitter e(kernels, graph, i, options.compute_dtype);
+    Emitter e(kernels, graph, i, options);
     lower_op(e, /*forward=*/false, true);
   }
   for (std::size_t t = 0; t < graph.tensors().size(); ++t) {

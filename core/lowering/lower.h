@@ -23,6 +23,11 @@ struct LoweringOptions {
   /// mixed precision); unset keeps each tensor's own type. Optimizer updates stay in the
   /// parameters' own (master) type, followed by a cast to this type.
   std::optional<DType> compute_dtype;
+  /// An FP8 recipe (Transformer Engine's): the GEMMs of layers with weights (linear layers,
+  /// attention's projections, experts) run on FP8 tensor cores, their operands cast to f8e4m3 by
+  /// passes of their own; attention's products of activations, routers, convolutions and every
+  /// other kernel keep compute_dtype.
+  bool fp8_gemms = false;
 
   static LoweringOptions inference() {
     LoweringOptions o;

@@ -322,12 +322,12 @@ GpuFit fit_gpu_kernels(const DeviceSpec& base, const ComputeData& data) {
   std::vector<bool> informed(layout.slots.size(), false);
   for (const auto& used : layout.of_sample)
     for (const int s : used) informed[static_cast<std::size_t>(s)] = true;
-  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64}) {
+  for (const GpuMath m : kAllGpuMaths) {
     const std::string name = "math." + std::string(gpu_math_name(m)) + ".max_efficiency";
     if (std::none_of(layout.slots.begin(), layout.slots.end(), [&](const Slot& s) { return s.name == name; }))
       fit.not_fitted.push_back("math." + std::string(gpu_math_name(m)));
   }
-  for (const GpuMath m : {GpuMath::fp32, GpuMath::tf32, GpuMath::half, GpuMath::fp64})
+  for (const GpuMath m : kAllGpuMaths)
     if (fit.params.conv_loop[static_cast<std::size_t>(m)] && !use.conv_only(static_cast<std::size_t>(m)))
       fit.not_fitted.push_back("conv_loop." + std::string(gpu_math_name(m)));
   for (const Phase phase : {Phase::forward, Phase::backward_data, Phase::backward_weight}) {

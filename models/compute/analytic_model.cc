@@ -66,6 +66,9 @@ MathMode AnalyticComputeModel::mode(const Kernel& k, const ExecutionOptions& o) 
     case DType::f64: return pick(MathMode::fp64_tensor, MathMode::fp64);
     case DType::f16: return pick(MathMode::fp16_tensor, MathMode::fp16);
     case DType::bf16: return pick(MathMode::bf16_tensor, MathMode::bf16);
+    case DType::f8e4m3:
+      if (!matrix || !has(MathMode::fp8_tensor)) throw InputError("device '" + device_.model + "' has no FP8 tensor cores (peak_flops.fp8_tensor)");
+      return MathMode::fp8_tensor;
     default: {
       const bool tf32 = o.allow_tf32 || (k.cls == KernelClass::conv && device_.fp32_conv_math == MathMode::tf32_tensor);
       return matrix && tf32 && has(MathMode::tf32_tensor) ? MathMode::tf32_tensor : MathMode::fp32;

@@ -138,6 +138,10 @@ TransformerSpec llama_spec(std::int64_t layers, std::int64_t hidden, std::int64_
   c.sequence = sequence, c.vocabulary = vocabulary;
   c.mlp = MlpKind::swiglu, c.norm = NormKind::rms_norm, c.position = PositionKind::rotary;
   c.tied_head = false, c.bias = false;
+  // Trained with fused attention that keeps no scores (Touvron et al. 2023, LLaMA, section 2.4:
+  // xformers' causal attention "does not store the attention weights"), as every framework that
+  // trains these models runs it; `flash=0` prices the unfused form.
+  c.flash = true;
   return c;
 }
 

@@ -12,7 +12,7 @@ namespace {
 bool is_norm(OpKind k) { return k == OpKind::layer_norm || k == OpKind::rms_norm; }
 
 // Element bytes of activations under the plan's precision.
-double activation_element_bytes(Precision p) { return p == Precision::fp16 || p == Precision::bf16 ? 2.0 : 4.0; }
+double activation_element_bytes(Precision p) { return mixed_precision(p) ? 2.0 : 4.0; }
 
 PartCost price_part(const Graph& g, const HardwareProfile& hw, const ModelParallelPlan& plan) {
   RunConfig run;
@@ -40,10 +40,7 @@ PartCost price_part(const Graph& g, const HardwareProfile& hw, const ModelParall
       c.backward_s += t, c.backward_low_s += lo, c.backward_high_s += hi;
     }
   }
-  const std::optional<DType> compute = plan.precision == Precision::bf16   ? std::optional<DType>(DType::bf16)
-                                       : plan.precision == Precision::fp16 ? std::optional<DType>(DType::f16)
-                                                                           : std::nullopt;
-  const std::vector<std::int64_t> saved = saved_activation_bytes(g, compute);
+  const std::vector<std::int64_t> saved = saved_activation_bytes(g, lowering_for(plan.precision, true, Optimizer::adam).compute_dtype);
   const double es = activation_element_bytes(plan.precision);
   std::set<int> counted;
   for (std::size_t i = 0; i < saved.size(); ++i) {
@@ -123,7 +120,7 @@ double optimizer_step_seconds(const HardwareProfile& hw, double parameters, Prec
   k.pass = "adam";
   k.elements = static_cast<std::int64_t>(parameters);
   k.flops = 12 * parameters;
-  const double half = precision == Precision::fp16 || precision == Precision::bf16 ? 2.0 : 0.0;
+  const double half = mixed_precision(precision) ? 2.0 : 0.0;
   k.bytes_read = parameters * (4 + 4 + 8);           // gradient, master weight, two moments
   k.bytes_written = parameters * (4 + 8 + half);     // master weight, moments, the working copy
   k.footprint_bytes = k.bytes_read + k.bytes_written;

@@ -10,11 +10,12 @@
 namespace dnnperf {
 namespace {
 
-double element_bytes(Precision p) { return p == Precision::fp16 || p == Precision::bf16 ? 2.0 : 4.0; }
+double element_bytes(Precision p) { return mixed_precision(p) ? 2.0 : 4.0; }
 
 MathMode math_of(Precision p) {
   switch (p) {
-    case Precision::bf16: return MathMode::bf16_tensor;
+    case Precision::bf16:
+    case Precision::fp8: return MathMode::bf16_tensor;  // FP8 runs' utilisation is quoted against the 16-bit peak
     case Precision::fp16: return MathMode::fp16_tensor;
     case Precision::tf32: return MathMode::tf32_tensor;
     case Precision::fp32: return MathMode::fp32;

@@ -6,8 +6,9 @@ namespace dnnperf {
 
 ModelParallelMemory stage_memory(const ModelParallelPlan& plan, const HardwareProfile& hw, double parameters, double expert_parameters,
                                  double peak_activations) {
-  const bool mixed = plan.precision == Precision::fp16 || plan.precision == Precision::bf16;
-  const double weight_bytes = mixed ? 2 : 4, gradient_bytes = 4, state_bytes = mixed ? 12 : 8;
+  const bool mixed = mixed_precision(plan.precision);
+  // FP8 adds each weight's 8-bit copy and its transpose, held as the working weights are.
+  const double weight_bytes = (mixed ? 2 : 4) + (plan.precision == Precision::fp8 ? 2 : 0), gradient_bytes = 4, state_bytes = mixed ? 12 : 8;
   const double dense = parameters - expert_parameters;
   const double d = plan.dp(), de = static_cast<double>(plan.dp()) / plan.ep;
   // Parameters as sharded by `stage`: dense ones over dp, experts over dp / ep.

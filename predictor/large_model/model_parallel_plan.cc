@@ -69,7 +69,8 @@ void ModelParallelPlan::validate(const TransformerSpec& spec, const HardwareProf
     fail("--seq", "= " + std::to_string(sequence) + " exceeds the model's context of " + std::to_string(spec.sequence));
   if (!(fragmentation >= 0 && fragmentation < 1)) fail("fragmentation", "must be in [0, 1)");
   if (hw.device.kind != "gpu") fail("--hardware", "'" + hw.name + "' is a " + hw.device.kind + "; model-parallel plans are priced on GPUs");
-  const MathMode needed = precision == Precision::bf16 ? MathMode::bf16_tensor
+  const MathMode needed = precision == Precision::fp8    ? MathMode::fp8_tensor
+                          : precision == Precision::bf16 ? MathMode::bf16_tensor
                           : precision == Precision::fp16 ? MathMode::fp16_tensor
                           : precision == Precision::tf32 ? MathMode::tf32_tensor
                                                          : MathMode::fp32;

@@ -8,8 +8,6 @@
 namespace dnnperf {
 namespace {
 
-bool mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16; }
-
 /// Inference keeps no activations for backward; its peak is the largest set of tensors one op
 /// reads and writes at once.
 double inference_working_set(const Graph& g, double element_scale) {
@@ -30,20 +28,21 @@ MemoryEstimate estimate_memory(const Graph& g, const HardwareProfile& hw, const 
   MemoryEstimate m;
   m.capacity = hw.device.memory_bytes;
   const double params = static_cast<double>(g.parameter_count());
-  const double half = mixed(c.precision) ? 2.0 : 4.0;  // bytes of a working element
+  const double half = mixed_precision(c.precision) ? 2.0 : 4.0;  // bytes of a working element
   m.workspace = hw.device.reserved_bytes;
   if (c.inference) {
     m.weights = params * half;
     m.activations = inference_working_set(g, half / 4.0);
     return m;
   }
-  m.weights = params * (mixed(c.precision) ? 4.0 + 2.0 : 4.0);
+  m.weights = params * (mixed_precision(c.precision) ? 4.0 + 2.0 : 4.0);
+  // FP8: Transformer Engine keeps each weight's 8-bit copy and its transpose between forward and
+  // backward (counted for every parameter, an upper bound), and saves the 8-bit copies of its
+  // layers' inputs rather than 16-bit ones (counted at 16 bits: an upper bound again).
+  if (c.precision == Precision::fp8) m.weights += params * 2.0;
   m.gradients = params * half;
   m.optimizer_state = params * (c.optimizer == Optimizer::adam ? 8.0 : c.optimizer == Optimizer::momentum ? 4.0 : 0.0);
-  const std::optional<DType> compute = c.precision == Precision::fp16 ? std::optional<DType>(DType::f16)
-                                       : c.precision == Precision::bf16 ? std::optional<DType>(DType::bf16)
-                                                                        : std::nullopt;
-  const auto saved = saved_activation_bytes(g, compute);
+  const auto saved = saved_activation_bytes(g, lowering_for(c.precision, true, c.optimizer).compute_dtype);
   m.activations = static_cast<double>(std::accumulate(saved.begin(), saved.end(), std::int64_t{0}));
   if (c.plan.data_parallel() > 1) m.workspace += m.gradients;  // DDP copies gradients into its buckets
   return m;

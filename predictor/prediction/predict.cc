@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -20,12 +21,6 @@
 
 namespace dnnperf {
 namespace {
-
-std::optional<DType> compute_dtype(Precision p) {
-  if (p == Precision::fp16) return DType::f16;
-  if (p == Precision::bf16) return DType::bf16;
-  return std::nullopt;
-}
 
 /// What a kernel's price depends on: every field of the Kernel but the op it came from, and of what
 /// the step's cache left it, taken apart by structured bindings, so that a field added to Kernel,
@@ -246,10 +241,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
 PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunConfig& config) {
   config.plan.validate(hw);
   PricedStep step;
-  LoweringOptions lowering;
-  lowering.training = !config.inference;
-  lowering.optimizer = config.optimizer;
-  lowering.compute_dtype = compute_dtype(config.precision);
+  const LoweringOptions lowering = lowering_for(config.precision, !config.inference, config.optimizer);
   lower(graph, lowering, step.kernels);
   const StepWarmth& warmth = hw.device.step_warmth;
   step.cache = replay_step_cache(graph, step.kernels, warmth.cache_bytes, warmth.cold_reach());
@@ -259,8 +251,12 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
                     d.memory.residual_sigma > 0 || d.step_sigma > 0;
   ExecutionOptions execution;
   execution.allow_tf32 = config.precision == Precision::tf32;
-  if (config.precision == Precision::tf32 && !hw.supports(MathMode::tf32_tensor))
-    throw InputError("hardware '" + hw.name + "' (" + hw.device.model + ") has no TF32 tensor cores");
+  if (const std::optional<MathMode> needed = required_tensor_math(config.precision); needed && !hw.supports(*needed)) {
+    std::string math(precision_name(config.precision));
+    std::transform(math.begin(), math.end(), math.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    throw InputError("hardware '" + hw.name + "' (" + hw.device.model + ") has no " + math + " tensor cores (device.peak_flops." +
+                     std::string(math_mode_name(*needed)) + ")");
+  }
   step.seconds.reserve(step.kernels.size());
   // Networks repeat their layers (96 identical ones in GPT-3): price each distinct kernel once.
   struct Priced {

@@ -6,15 +6,25 @@
 
 #include "core/lowering/lower.h"
 #include "predictor/simulation/parallel_plan.h"
+#include "profile/hardware_profile.h"
 
 namespace dnnperf {
 
 /// fp32; tf32 (fp32 storage, TF32 tensor cores for GEMMs and convolutions); fp16 and bf16 (mixed
 /// precision: half-precision activations, gradients and working weights, fp32 master weights and
-/// optimizer state).
-enum class Precision : std::uint8_t { fp32, tf32, fp16, bf16 };
+/// optimizer state); fp8 (bf16 mixed precision whose layers' weight GEMMs run on FP8 tensor
+/// cores, as Transformer Engine runs them: LoweringOptions::fp8_gemms).
+enum class Precision : std::uint8_t { fp32, tf32, fp16, bf16, fp8 };
 std::string_view precision_name(Precision p);
 std::optional<Precision> parse_precision(std::string_view name);
+/// Whether activations, gradients and working weights are 16-bit (fp16, bf16, fp8).
+bool mixed_precision(Precision p);
+/// The lowering of a step in this precision: its compute type (f16 or bf16; unset for fp32 and
+/// tf32, whose tensors keep their own) and whether weight GEMMs run in FP8.
+LoweringOptions lowering_for(Precision p, bool training, Optimizer optimizer);
+/// The tensor cores a precision cannot run without (TF32's, FP8's); none for the others, which
+/// fall back to plain units where a device has no tensor cores.
+std::optional<MathMode> required_tensor_math(Precision p);
 std::string_view optimizer_name(Optimizer o);
 
 /// How the host hands an asynchronous device its kernels. eager: one launch per kernel from the

@@ -100,7 +100,7 @@ check mp_bad_heads 1 "heads' does not fit: hidden 100 is not divisible by 3 head
 check bad_launch 1 "--launch: unknown value 'lazy' \(eager or graph\)" -- "$bin" predict -n resnet50 -b 8 --launch lazy
 check cpu_graph_launch 1 'graph replay applies to GPUs' -- "$bin" predict -n resnet18 --hardware cpu -b 2 --launch graph
 check bad_hardware 1 "unknown hardware 'tpu'" -- "$bin" predict -n resnet50 --hardware tpu -b 8
-check bad_dtype 1 "--dtype: unknown value 'fp8'" -- "$bin" predict -n resnet50 -b 8 --dtype fp8
+check bad_dtype 1 "--dtype: unknown value 'int4'" -- "$bin" predict -n resnet50 -b 8 --dtype int4
 check bad_allreduce 1 "--allreduce: unknown value 'bruck'" -- "$bin" predict -n resnet50 -b 8 --allreduce bruck
 check bad_gpus 1 'node has 8 devices' -- "$bin" predict -n resnet50 -b 8 --gpus-per-node 16
 check bad_strong 1 'does not divide over 24 devices' -- "$bin" scale -n resnet50 -b 1000 --nodes 1,3 --scaling strong
@@ -216,7 +216,9 @@ check schedule_module_tasks_zero 2 "--module-tasks: must be a positive number, i
 check schedule_module_gap_negative 2 "--module-gap: must be a number >= 0, is '-1'" -- "$bin" schedule -n resnet18 --platform "$src/data/platforms/cpu-v100-a100.json" --module-gap -1
 check calibrate_threads_zero 2 "--threads: must be a positive number, is '0'" -- "$bin" calibrate --threads 0 -o "$tmp/cal.json"
 check unknown_command 2 "unknown command 'frob'; the commands are net, predict, scale" -- "$bin" frob
-check dtype_choices 1 "--dtype: unknown value 'fp8' \(fp32, tf32, fp16 or bf16\)" -- "$bin" predict -n resnet50 -b 8 --dtype fp8
+check dtype_choices 1 "--dtype: unknown value 'fp4' \(fp32, tf32, fp16, bf16 or fp8\)" -- "$bin" predict -n resnet50 -b 8 --dtype fp4
+check fp8_needs_fp8_tensor_cores 1 "hardware 'a100-sxm4-80gb' .* has no FP8 tensor cores \(device.peak_flops.fp8_tensor\)" -- "$bin" predict -n gpt2 -b 8 --hardware a100 --dtype fp8
+check fp8_plan_needs_fp8_tensor_cores 1 "fp8_tensor" -- "$bin" predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --micro-batch 1 --global-batch 64 --dtype fp8
 check help_examples 0 'Examples:' -- "$bin" predict --help
 out=$("$bin" predict --help; "$bin" scale --help; "$bin" search --help; "$bin" bench --help; "$bin" --help)
 long=$(awk 'length > 100' <<<"$out" | head -3)

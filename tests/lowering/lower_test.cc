@@ -222,3 +222,43 @@ TEST_CASE("A training step's ReLU6 on a tracked tensor is a pass family of its o
   for (const Kernel& k : lower(build()))
     if (k.op_kind == OpKind::relu6 && k.phase != Phase::forward) CHECK(k.pass.empty());
 }
+
+TEST_CASE("Under FP8, weight GEMMs run in 8 bits after their operands' casts; attention's products and convolutions do not", "[lowering]") {
+  NetworkBuilder b("t");
+  int x = b.input("x", {4, 16, 64});
+  x = b.linear(x, 64, "fc1");
+  x = b.attention(x, 4, 0.0, false, "attn");
+  b.linear(x, 32, "fc2");
+  const Graph g = std::move(b).finish();
+  LoweringOptions fp8;
+  fp8.compute_dtype = DType::bf16;
+  fp8.fp8_gemms = true;
+  LoweringOptions bf16 = fp8;
+  bf16.fp8_gemms = false;
+  const auto eight = lower(g, fp8), sixteen = lower(g, bf16);
+  int weight_gemms = 0, batched = 0;
+  for (const Kernel& k : eight) {
+    if (k.cls != KernelClass::gemm) continue;
+    if (k.gemm.batch > 1) {
+      ++batched;
+      CHECK(k.dtype == DType::bf16);  // attention's products of activations
+    } else {
+      ++weight_gemms;
+      CHECK(k.dtype == DType::f8e4m3);
+      CHECK(k.bytes_read == Approx(static_cast<double>(k.gemm.m * k.gemm.k + k.gemm.k * k.gemm.n)));  // one byte an operand element
+      CHECK(k.bytes_written == Approx(2.0 * static_cast<double>(k.gemm.m * k.gemm.n)));                // results in bf16
+    }
+  }
+  CHECK(weight_gemms == 2 + 6 + 3);  // fc1 (no input gradient), the two projections, fc2
+  CHECK(batched == 2 + 4);
+  // Casts: forward both operands, backward the output's gradient; the weight gradient none.
+  const auto passes = [](const std::vector<Kernel>& ks, Phase p) {
+    return std::count_if(ks.begin(), ks.end(), [p](const Kernel& k) { return k.cls == KernelClass::elementwise && k.phase == p; });
+  };
+  CHECK(passes(eight, Phase::forward) == passes(sixteen, Phase::forward) + 4);
+  CHECK(passes(eight, Phase::backward_data) == passes(sixteen, Phase::backward_data) + 3);  // fc1's input needs no gradient
+  CHECK(passes(eight, Phase::backward_weight) == passes(sixteen, Phase::backward_weight));
+  // Nothing else moves.
+  CHECK(std::count_if(eight.begin(), eight.end(), [](const Kernel& k) { return k.cls != KernelClass::elementwise; }) ==
+        std::count_if(sixteen.begin(), sixteen.end(), [](const Kernel& k) { return k.cls != KernelClass::elementwise; }));
+}

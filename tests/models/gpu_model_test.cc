@@ -313,3 +313,20 @@ TEST_CASE("each direction of a depthwise convolution streams at its own pass eff
   CHECK(gpu_pass_key(data) == "depthwise_conv_backward_data");
   CHECK(gpu_pass_key(conv_kernel(Phase::forward, c, DType::f32)) == "depthwise_conv");
 }
+
+TEST_CASE("an FP8 GEMM runs on FP8 tensor cores where the device has them, and nowhere else") {
+  const DeviceSpec h100 = find_hardware_profile("h100").device;
+  const GpuComputeModel model(h100);
+  const Kernel half = gemm_kernel(Phase::forward, {8192, 8192, 8192, 1, false, true}, DType::bf16);
+  const Kernel eight = gemm_kernel(Phase::forward, {8192, 8192, 8192, 1, false, true}, DType::f8e4m3);
+  const GpuKernelCost c = model.cost(eight, {});
+  CHECK(c.math == GpuMath::fp8);
+  // A large one: faster than 16-bit, never past the FP8 peak, nor past the published ceiling the
+  // datasheet profile carries (73.4% on an H200, 70.9% on an H100).
+  CHECK(c.seconds < model.seconds(half, {}));
+  CHECK(eight.flops / c.seconds < 0.71 * h100.peak_flops.at(MathMode::fp8_tensor));
+  CHECK(eight.flops / c.seconds > 0.5 * h100.peak_flops.at(MathMode::fp8_tensor));
+  // Its tiles step k by 128: FP8's candidates are its own.
+  CHECK(c.plan.tile.k == 128);
+  CHECK_THROWS_WITH(GpuComputeModel(find_hardware_profile("a100").device).seconds(eight, {}), Catch::Contains("FP8"));
+}

@@ -217,6 +217,26 @@ TEST_CASE("Mixed precision and TF32 are faster than fp32 on tensor-core GPUs", "
   CHECK_THROWS_WITH(predict(g, find_hardware_profile("v100"), tf32), Catch::Contains("no TF32 tensor cores"));
 }
 
+TEST_CASE("FP8 runs a transformer's weight GEMMs faster on Hopper, and is refused without FP8 tensor cores", "[prediction]") {
+  NetworkOptions o;
+  o.batch = 8;
+  o.sequence = 1024;
+  const Graph g = build_zoo_network("gpt2-medium", o);
+  RunConfig bf16 = on(1, 1), fp8 = on(1, 1);
+  bf16.precision = Precision::bf16;
+  fp8.precision = Precision::fp8;
+  bf16.optimizer = fp8.optimizer = Optimizer::adam;
+  const HardwareProfile h100 = find_hardware_profile("h100");
+  const Prediction b = predict(g, h100, bf16), e = predict(g, h100, fp8);
+  // Only the GEMMs against weights speed up, at most twofold (the FP8 peak's), and the casts cost.
+  CHECK(e.forward_s < b.forward_s);
+  CHECK(e.backward_s < b.backward_s);
+  CHECK(e.forward_s > b.forward_s / 2);
+  // Each weight's FP8 copy and its transpose.
+  CHECK(e.memory.weights == Approx(b.memory.weights + 2.0 * static_cast<double>(g.parameter_count())));
+  CHECK_THROWS_WITH(predict(g, find_hardware_profile("a100"), fp8), Catch::Contains("no FP8 tensor cores"));
+}
+
 TEST_CASE("Impossible plans are reported", "[prediction][errors]") {
   const HardwareProfile hw = find_hardware_profile("a100");
   const Graph g = network("resnet18", 8);

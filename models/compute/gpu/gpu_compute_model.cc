@@ -70,6 +70,7 @@ GpuMath GpuComputeModel::math(const Kernel& k, const ExecutionOptions& o) const 
     case MathMode::fp16_tensor:
     case MathMode::bf16:
     case MathMode::bf16_tensor: return GpuMath::half;
+    case MathMode::fp8_tensor: return GpuMath::fp8;
     case MathMode::fp32: break;
   }
   return GpuMath::fp32;

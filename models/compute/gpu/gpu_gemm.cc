@@ -20,6 +20,8 @@ constexpr std::array<GpuTile, 5> kAmpereHalf{{{256, 128, 32}, {128, 256, 32}, {1
 constexpr std::array<GpuTile, 5> kAmpereTf32{{{256, 128, 16}, {128, 128, 16}, {128, 64, 16}, {64, 64, 16}, {64, 32, 16}}};
 constexpr std::array<GpuTile, 6> kHopperHalf{{{256, 128, 64}, {128, 256, 64}, {128, 128, 64}, {128, 64, 64}, {64, 128, 64}, {64, 64, 64}}};
 constexpr std::array<GpuTile, 5> kHopperTf32{{{256, 128, 32}, {128, 256, 32}, {128, 128, 32}, {128, 64, 32}, {64, 64, 32}}};
+// FP8 on Hopper: the 16-bit shapes, each k-step the same 128 bytes of operand rows (k 128).
+constexpr std::array<GpuTile, 6> kHopperFp8{{{256, 128, 128}, {128, 256, 128}, {128, 128, 128}, {128, 64, 128}, {64, 128, 128}, {64, 64, 128}}};
 
 constexpr std::array<std::int64_t, 6> kSplits{1, 2, 4, 8, 16, 32};
 
@@ -43,6 +45,7 @@ std::span<const GpuTile> gpu_tile_candidates(GpuGeneration generation, GpuMath m
     case GpuMath::fp32: return kSimt;
     case GpuMath::fp64: return kFp64;
     case GpuMath::tf32: return generation == GpuGeneration::hopper ? std::span<const GpuTile>(kHopperTf32) : std::span<const GpuTile>(kAmpereTf32);
+    case GpuMath::fp8: return kHopperFp8;
     case GpuMath::half:
       return generation == GpuGeneration::hopper   ? std::span<const GpuTile>(kHopperHalf)
              : generation == GpuGeneration::ampere ? std::span<const GpuTile>(kAmpereHalf)
