@@ -251,12 +251,29 @@ def flops(op, p):
 
 
 # --dtype: the element type GEMMs and convolutions are timed in, as records name it. tf32 is fp32
-# data on TF32 tensor cores (both of torch's switches on); f32 keeps torch's defaults.
+# data on TF32 tensor cores (both of torch's switches on); f32 keeps torch's defaults; f8e4m3 the
+# FP8 GEMMs of an FP8 recipe (fp8_gemm), where this torch has the type.
 TORCH_DTYPES = {"f32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+if hasattr(torch, "float8_e4m3fn"):
+    TORCH_DTYPES["f8e4m3"] = torch.float8_e4m3fn
 
 
 def matrix_op(op):
     return op == "gemm" or op.startswith("conv_")
+
+
+def fp8_gemm(op, p, rand, device):
+    """The GEMM of an FP8 recipe's linear layer (Transformer Engine's): torch._scaled_mm over 8-bit
+    operands with unit scales, bf16 out. cuBLASLt runs FP8 on Hopper with A row-major and B
+    column-major only (Transformer Engine keeps the transposed copies it needs), so the record's
+    trans flags do not change the layout. Convolutions and batched GEMMs (attention's products)
+    stay 16-bit under such a recipe: skipped."""
+    if op != "gemm" or p["batch"] > 1:
+        raise RuntimeError("f8e4m3: an FP8 recipe runs its layers' plain GEMMs in 8 bits, not convolutions or batched GEMMs")
+    a = rand(p["m"], p["k"])
+    b = rand(p["n"], p["k"]).t()
+    one = torch.ones((), device=device, dtype=torch.float32)
+    return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
 
 
 def make_call(op, p, device, dtype="f32"):
@@ -265,6 +282,9 @@ def make_call(op, p, device, dtype="f32"):
 
     def rand(*shape):
         return torch.rand(*shape, generator=g).mul_(2).sub_(1).to(device=device, dtype=element)  # uniform in [-1, 1): never zeros
+
+    if dtype == "f8e4m3" and matrix_op(op):
+        return fp8_gemm(op, p, rand, device)
 
     if optimizer_kind(op):
         return optimizer_rotation(optimizer_kind(op), p["bytes"] // 4, device)

@@ -43,7 +43,7 @@ run() {  # run NAME LOG -- command...: runs it, its output to LOG, and says how 
 present() { local f; for f in "$@"; do [ -s "$f" ] || return 1; done; }
 
 torch=()
-for f in torch_cuda_memory.jsonl torch_cuda_kernels.jsonl torch_cuda_kernels_bf16.jsonl torch_cuda_kernels_tf32.jsonl torch_cuda_op_host.jsonl; do
+for f in torch_cuda_memory.jsonl torch_cuda_kernels.jsonl torch_cuda_kernels_bf16.jsonl torch_cuda_kernels_tf32.jsonl torch_cuda_kernels_f8e4m3.jsonl torch_cuda_op_host.jsonl; do
   present "$lease/$f" && torch+=("$lease/$f")
 done
 cpp=()
