@@ -22,8 +22,9 @@ def command(dnnperf, hardware, run):
     cmd = [dnnperf, "predict", "-n", run["model"], "--hardware", hardware, "--nodes", str(run["gpus"] // 8), "--gpus-per-node", "8",
            "--tp", str(run["tp"]), "--pp", str(run["pp"]), "--interleave", str(run["vp"]), "--micro-batch", str(run["micro_batch"]),
            "--global-batch", str(run["global_batch"]), "--seq", str(run["sequence"]), "--dtype", run["precision"], "--json"]
-    if run["fsdp"] > 1:
-        cmd += ["--zero", "3"]
+    # FSDP shards weights, gradients and optimizer state; without it Megatron-Bridge's recipes shard
+    # the optimizer state alone (its distributed optimizer, on by default).
+    cmd += ["--zero", "3" if run["fsdp"] > 1 else "1"]
     if run["tp"] > 1:
         cmd += ["--sequence-parallel"]
     if run["vp"] > 1:
