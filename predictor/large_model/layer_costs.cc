@@ -40,7 +40,8 @@ PartCost price_part(const Graph& g, const HardwareProfile& hw, const ModelParall
       c.backward_s += t, c.backward_low_s += lo, c.backward_high_s += hi;
     }
   }
-  const std::vector<std::int64_t> saved = saved_activation_bytes(g, lowering_for(plan.precision, true, Optimizer::adam).compute_dtype);
+  const LoweringOptions lowering = lowering_for(plan.precision, true, Optimizer::adam);
+  const std::vector<std::int64_t> saved = saved_activation_bytes(g, lowering.compute_dtype, lowering.fp8_gemms);
   const double es = activation_element_bytes(plan.precision);
   std::set<int> counted;
   for (std::size_t i = 0; i < saved.size(); ++i) {
@@ -58,7 +59,7 @@ PartCost price_part(const Graph& g, const HardwareProfile& hw, const ModelParall
       const int in = op.inputs[0];
       for (const Op& producer : g.ops())
         if (is_norm(producer.kind) && producer.outputs[0] == in && counted.insert(in).second)
-          c.replicated_bytes += es * static_cast<double>(g.tensor(in).shape.numel());
+          c.replicated_bytes += (lowering.fp8_gemms ? 1.0 : es) * static_cast<double>(g.tensor(in).shape.numel());  // as saved, 8-bit under FP8
     }
   }
   for (const Tensor& t : g.tensors()) {

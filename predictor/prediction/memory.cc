@@ -37,12 +37,12 @@ MemoryEstimate estimate_memory(const Graph& g, const HardwareProfile& hw, const 
   }
   m.weights = params * (mixed_precision(c.precision) ? 4.0 + 2.0 : 4.0);
   // FP8: Transformer Engine keeps each weight's 8-bit copy and its transpose between forward and
-  // backward (counted for every parameter, an upper bound), and saves the 8-bit copies of its
-  // layers' inputs rather than 16-bit ones (counted at 16 bits: an upper bound again).
+  // backward (counted for every parameter: an upper bound).
   if (c.precision == Precision::fp8) m.weights += params * 2.0;
   m.gradients = params * half;
   m.optimizer_state = params * (c.optimizer == Optimizer::adam ? 8.0 : c.optimizer == Optimizer::momentum ? 4.0 : 0.0);
-  const auto saved = saved_activation_bytes(g, lowering_for(c.precision, true, c.optimizer).compute_dtype);
+  const LoweringOptions lowering = lowering_for(c.precision, true, c.optimizer);
+  const auto saved = saved_activation_bytes(g, lowering.compute_dtype, lowering.fp8_gemms);
   m.activations = static_cast<double>(std::accumulate(saved.begin(), saved.end(), std::int64_t{0}));
   if (c.plan.data_parallel() > 1) m.workspace += m.gradients;  // DDP copies gradients into its buckets
   return m;

@@ -1,4 +1,7 @@
 #include "core/analysis/network_summary.h"
+#include "core/analysis/saved_activations.h"
+
+#include <numeric>
 
 #include <catch2/catch.hpp>
 
@@ -42,4 +45,23 @@ TEST_CASE("Totals are the sums of the layers", "[analysis]") {
   CHECK(s.totals.backward_flops() == Approx(backward));
   CHECK(params == g.parameter_count());
   CHECK(s.totals.forward_macs == Approx(4 * 32 * 64 + 4 * 64 * 8));
+}
+
+TEST_CASE("Under FP8 a layer keeps the 8-bit copy of its input, beside the 16-bit one another op keeps", "[analysis]") {
+  NetworkBuilder b("t");
+  int x = b.input("x", {4, 16, 64});
+  x = b.linear(x, 64, "fc1");                        // saves the network's input for its weight gradient
+  const int h = b.unary(OpKind::gelu, x, "gelu");  // saves fc1's output, 16-bit
+  b.linear(h, 32, "fc2");                          // saves gelu's output: 8-bit under FP8
+  b.linear(x, 32, "fc3");                          // saves fc1's output too: 8-bit under FP8, beside gelu's 16-bit one
+  const Graph g = std::move(b).finish();
+  const auto total = [&](bool fp8) {
+    const auto saved = saved_activation_bytes(g, DType::bf16, fp8);
+    return std::accumulate(saved.begin(), saved.end(), std::int64_t{0});
+  };
+  const std::int64_t act = 4 * 16 * 64;  // elements of fc1's and gelu's outputs
+  // 16-bit: fc1's input (the network's, saved for fc1's weight gradient), fc1's output once, gelu's output.
+  CHECK(total(false) == 2 * act * 3);
+  // FP8: fc1's input in 8 bits, fc1's output in 16 (gelu) and in 8 (fc3), gelu's output in 8.
+  CHECK(total(true) == act + 2 * act + act + act);
 }
