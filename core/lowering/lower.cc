@@ -28,7 +28,8 @@ double unary_flops(OpKind kind) {
 class Emitter {
  public:
   Emitter(std::vector<Kernel>& out, const Graph& g, int op_index, const LoweringOptions& options)
-      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index), compute_(options.compute_dtype), fp8_(options.fp8_gemms) {}
+      : out_(out), g_(g), op_(g.op(op_index)), op_index_(op_index), compute_(options.compute_dtype), fp8_(options.fp8_gemms),
+        training_(options.training) {}
 
   const Tensor& in(std::size_t i) const { return g_.tensor(op_.inputs[i]); }
   const Tensor& outp(std::size_t i = 0) const { return g_.tensor(op_.outputs[i]); }
@@ -60,11 +61,13 @@ class Emitter {
       // weight gradient reuses both). Two 8-bit copies written per element read; the scaling's
       // amax is taken on the way. (A first layer, with no input gradient, casts its output's
       // gradient for the weight gradient alone: not counted.)
+      // Inference keeps its weights in 8 bits and casts only the activations, once (no transpose).
       const double batch = static_cast<double>(s.batch);
-      const double cast = phase == Phase::forward ? batch * static_cast<double>(s.m * s.k + s.k * s.n)
+      const double cast = phase == Phase::forward ? batch * static_cast<double>(s.m * s.k + (training_ ? s.k * s.n : 0))
                           : phase == Phase::backward_data ? batch * static_cast<double>(s.m * s.k)
                                                           : 0.0;
-      if (cast > 0) pass(KernelClass::elementwise, phase, static_cast<std::int64_t>(cast), 2, es() * cast, 2.0 * cast);
+      const double copies = training_ ? 2.0 : 1.0;
+      if (cast > 0) pass(KernelClass::elementwise, phase, static_cast<std::int64_t>(cast), 2, es() * cast, copies * cast);
     }
     out_.push_back(k);
   }
@@ -116,6 +119,7 @@ class Emitter {
   int op_index_;
   std::optional<DType> compute_;
   bool fp8_ = false;
+  bool training_ = true;
 };
 
 ConvShape conv_shape(const Emitter& e) {
@@ -546,6 +550,19 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
 }
 
 }  // namespace
+
+std::int64_t fp8_weight_elements(const Graph& graph) {
+  std::int64_t total = 0;
+  for (const Op& op : graph.ops()) {
+    if (op.kind != OpKind::linear && op.kind != OpKind::attention && op.kind != OpKind::moe && op.kind != OpKind::matmul) continue;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const Tensor& t = graph.tensor(op.inputs[i]);
+      if (op.kind == OpKind::moe && i == 1) continue;  // the router's weights: its GEMM stays 16-bit
+      if (t.role == TensorRole::parameter && t.shape.rank() >= 2) total += t.shape.numel();
+    }
+  }
+  return total;
+}
 
 Kernel gemm_kernel(Phase phase, const GemmShape& s, DType dtype) {
   Kernel k;

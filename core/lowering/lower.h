@@ -41,6 +41,11 @@ struct LoweringOptions {
   }
 };
 
+/// Elements of the weights an FP8 recipe's GEMMs read (LoweringOptions::fp8_gemms): the matrices
+/// of linear layers, attention's projections, experts and products with weights; not biases,
+/// norms, embeddings, routers or convolutions, which stay 16-bit.
+std::int64_t fp8_weight_elements(const Graph& graph);
+
 /// One GEMM or convolution kernel with its FLOPs and bytes (the lowering's conventions; measurement
 /// records are turned back into kernels with these).
 Kernel gemm_kernel(Phase phase, const GemmShape& shape, DType dtype);

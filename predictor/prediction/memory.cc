@@ -30,15 +30,15 @@ MemoryEstimate estimate_memory(const Graph& g, const HardwareProfile& hw, const 
   const double params = static_cast<double>(g.parameter_count());
   const double half = mixed_precision(c.precision) ? 2.0 : 4.0;  // bytes of a working element
   m.workspace = hw.device.reserved_bytes;
+  // FP8 keeps the weights its GEMMs read in 8 bits: inference in their place, training beside
+  // them (an 8-bit copy and its transpose between forward and backward, Transformer Engine's).
+  const double fp8_weights = c.precision == Precision::fp8 ? static_cast<double>(fp8_weight_elements(g)) : 0.0;
   if (c.inference) {
-    m.weights = params * half;
+    m.weights = params * half - fp8_weights;
     m.activations = inference_working_set(g, half / 4.0);
     return m;
   }
-  m.weights = params * (mixed_precision(c.precision) ? 4.0 + 2.0 : 4.0);
-  // FP8: Transformer Engine keeps each weight's 8-bit copy and its transpose between forward and
-  // backward (counted for every parameter: an upper bound).
-  if (c.precision == Precision::fp8) m.weights += params * 2.0;
+  m.weights = params * (mixed_precision(c.precision) ? 4.0 + 2.0 : 4.0) + 2.0 * fp8_weights;
   m.gradients = params * half;
   m.optimizer_state = params * (c.optimizer == Optimizer::adam ? 8.0 : c.optimizer == Optimizer::momentum ? 4.0 : 0.0);
   const LoweringOptions lowering = lowering_for(c.precision, true, c.optimizer);

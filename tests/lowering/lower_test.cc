@@ -258,6 +258,18 @@ TEST_CASE("Under FP8, weight GEMMs run in 8 bits after their operands' casts; at
   CHECK(passes(eight, Phase::forward) == passes(sixteen, Phase::forward) + 4);
   CHECK(passes(eight, Phase::backward_data) == passes(sixteen, Phase::backward_data) + 3);  // fc1's input needs no gradient
   CHECK(passes(eight, Phase::backward_weight) == passes(sixteen, Phase::backward_weight));
+  // Inference: the weights are already 8-bit; each activation is cast once.
+  LoweringOptions serve = fp8, serve16 = bf16;
+  serve.training = serve16.training = false;
+  const auto passes_written = [](const std::vector<Kernel>& ks) {
+    double written = 0;
+    for (const Kernel& k : ks)
+      if (k.cls == KernelClass::elementwise) written += k.bytes_written;
+    return written;
+  };
+  // fc1's, the two projections' and fc2's inputs, 4 x 16 tokens 64 wide each, one byte an element.
+  CHECK(passes_written(lower(g, serve)) - passes_written(lower(g, serve16)) == Approx(4 * 16 * 64 * 4));
+  CHECK(fp8_weight_elements(g) == 64 * 64 + 3 * 64 * 64 + 64 * 64 + 32 * 64);
   // Nothing else moves.
   CHECK(std::count_if(eight.begin(), eight.end(), [](const Kernel& k) { return k.cls != KernelClass::elementwise; }) ==
         std::count_if(sixteen.begin(), sixteen.end(), [](const Kernel& k) { return k.cls != KernelClass::elementwise; }));

@@ -232,8 +232,18 @@ TEST_CASE("FP8 runs a transformer's weight GEMMs faster on Hopper, and is refuse
   CHECK(e.forward_s < b.forward_s);
   CHECK(e.backward_s < b.backward_s);
   CHECK(e.forward_s > b.forward_s / 2);
-  // Each weight's FP8 copy and its transpose.
-  CHECK(e.memory.weights == Approx(b.memory.weights + 2.0 * static_cast<double>(g.parameter_count())));
+  // Each GEMM weight's FP8 copy and its transpose: the linear layers' and projections' matrices,
+  // not the biases, norms or position embeddings.
+  const double eight = static_cast<double>(fp8_weight_elements(g));
+  CHECK(eight < static_cast<double>(g.parameter_count()));
+  CHECK(eight > 0.8 * static_cast<double>(g.parameter_count()));
+  CHECK(e.memory.weights == Approx(b.memory.weights + 2.0 * eight));
+  // Inference keeps those weights in 8 bits in place of 16, and casts only activations.
+  RunConfig serve = fp8, serve16 = bf16;
+  serve.inference = serve16.inference = true;
+  const Prediction s8 = predict(g, h100, serve), s16 = predict(g, h100, serve16);
+  CHECK(s8.memory.weights == Approx(s16.memory.weights - eight));
+  CHECK(s8.forward_s < s16.forward_s);
   CHECK_THROWS_WITH(predict(g, find_hardware_profile("a100"), fp8), Catch::Contains("no FP8 tensor cores"));
 }
 
