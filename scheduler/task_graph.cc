@@ -121,10 +121,14 @@ TaskGraph build_task_graph(const Graph& graph, const Platform& platform, const T
     for (std::size_t o = 0; o < graph.ops().size(); ++o)
       if (device.unsupported.count(graph.op(static_cast<int>(o)).kind)) tg.tasks[o].seconds[d] = kCannotRun;
   }
+  const std::optional<MathMode> needed = required_tensor_math(options.precision);
   for (std::size_t o = 0; o < tg.tasks.size(); ++o)
     if (tg.tasks[o].fastest() == kCannotRun)
       throw InputError("platform '" + platform.name + "': no device can run op '" + tg.tasks[o].name + "' (" +
-                       std::string(op_kind_name(graph.op(static_cast<int>(o)).kind)) + ")");
+                       std::string(op_kind_name(graph.op(static_cast<int>(o)).kind)) + ")" +
+                       (needed ? " in " + std::string(precision_name(options.precision)) + ", which needs " + std::string(math_mode_name(*needed)) +
+                                     " units (device.peak_flops)"
+                               : ""));
   tg.index();
   return tg;
 }

@@ -111,4 +111,9 @@ TEST_CASE("an op no device can run is an error naming it") {
   } catch (const InputError& e) {
     CHECK_THAT(std::string(e.what()), Contains("no device can run op") && Contains("conv"));
   }
+  // A precision no device has the tensor cores for says so.
+  TaskGraphOptions fp8;
+  fp8.precision = Precision::fp8;
+  CHECK_THROWS_WITH(build_task_graph(net, load_platform(write_platform("fp8", with(R"([{"name": "a100", "hardware": "a100"}])", ""))), fp8),
+                    Contains("in fp8, which needs fp8_tensor units"));
 }
