@@ -11,12 +11,13 @@ largest |error|; nothing here was fitted to these runs.
   scripts/compare_megatron.py [--dnnperf build/bin/dnnperf] [--runs FILE] [--hardware a100]
 """
 import argparse
-import json
 import statistics
-import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dnnperf_py.published import dnnperf_json, load_rows  # noqa: E402
 
 
 def eq3_flops(run, seq, vocab):
@@ -29,13 +30,8 @@ def predict(dnnperf, network, hardware, run, dtype, recompute, micro_batch, inte
     cmd = [dnnperf, "predict", "-n", network, "--hardware", hardware, "--nodes", str(gpus // 8), "--gpus-per-node", "8",
            "--tp", str(run["tp"]), "--pp", str(run["pp"]), "--interleave", str(interleave), "--micro-batch", str(micro_batch),
            "--global-batch", str(run["batch"]), "--recompute", recompute, "--dtype", dtype, "--json"]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode == 1:
-        return None  # a combination this run's shape does not allow (the message says which)
-    if out.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
-    p = json.loads(out.stdout)
-    return p if p["memory"]["fits"] else None
+    p = dnnperf_json(cmd, refused_ok=True)  # refused: a combination this run's shape does not allow
+    return p if p and p["memory"]["fits"] else None
 
 
 def main():
@@ -44,14 +40,13 @@ def main():
     parser.add_argument("--runs", default=str(ROOT / "data" / "published" / "megatron_runs.json"))
     parser.add_argument("--hardware", default=None, help="profile (default: the file's, a100)")
     args = parser.parse_args()
-    with open(args.runs) as f:
-        table = json.load(f)
+    table, runs = load_rows(args.runs, "runs", ("parameters_b", "heads", "hidden", "layers", "tp", "pp", "gpus", "batch", "tflops_per_gpu"))
     seq, vocab, dtype, recompute = table["sequence"], table["vocabulary"], table["dtype"], table["recompute"]
     hardware = args.hardware or table["hardware"]
     print("| model | GPUs | TP x PP x DP | batch | published TFLOP/s | predicted (best plan) | error | micro-batch, chunks | mb 1, no interleave | MFU | memory GiB |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
     errors = []
-    for run in table["runs"]:
+    for run in runs:
         network = f"gpt:layers={run['layers']},hidden={run['hidden']},heads={run['heads']},seq={seq},vocab={vocab},dropout=0.1"
         flops = eq3_flops(run, seq, vocab)
         tried = []

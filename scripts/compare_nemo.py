@@ -8,12 +8,13 @@ was fitted to these runs.
   scripts/compare_nemo.py [--dnnperf build/bin/dnnperf] [--runs FILE]
 """
 import argparse
-import json
 import statistics
-import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dnnperf_py.published import dnnperf_json, load_rows  # noqa: E402
 
 
 def command(dnnperf, hardware, run):
@@ -37,17 +38,13 @@ def main():
     parser.add_argument("--dnnperf", default=str(ROOT / "build" / "bin" / "dnnperf"))
     parser.add_argument("--runs", default=str(ROOT / "data" / "published" / "nemo_runs.json"))
     args = parser.parse_args()
-    with open(args.runs) as f:
-        table = json.load(f)
+    table, runs = load_rows(args.runs, "runs", ("model", "gpus", "precision", "global_batch", "micro_batch", "sequence", "fsdp", "tp", "pp", "cp", "vp",
+                                                "tokens_per_s_per_gpu"))
     print("| model | GPUs | plan | published tokens/s/GPU | predicted | error | bound by | memory GiB (fits) |")
     print("| --- | ---: | --- | ---: | ---: | ---: | --- | ---: |")
     errors = []
-    for run in table["runs"]:
-        cmd = command(args.dnnperf, table["hardware"], run)
-        out = subprocess.run(cmd, capture_output=True, text=True)
-        if out.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
-        p = json.loads(out.stdout)
+    for run in runs:
+        p = dnnperf_json(command(args.dnnperf, table["hardware"], run))
         predicted = p["tokens_per_s"] / run["gpus"]
         error = predicted / run["tokens_per_s_per_gpu"] - 1
         errors.append(error)

@@ -9,13 +9,13 @@ prints one Markdown table row per case, with the error and the median and larges
 short name (to compare another derivation of the profiles).
 """
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dnnperf_py.published import dnnperf_json, load_rows  # noqa: E402
 SHORT_NAMES = {"v100": "v100-sxm2-32gb.json", "a100": "a100-sxm4-80gb.json", "h100": "h100-sxm5-80gb.json", "h200": "h200-sxm-141gb.json"}
 
 
@@ -30,10 +30,7 @@ def predict(dnnperf, case, hardware):
         cmd += ["--optimizer", case["optimizer"]]
     if case.get("inference"):
         cmd += ["--inference"]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
-    p = json.loads(out.stdout)
+    p = dnnperf_json(cmd)
     return p["samples_per_s"] / p["devices"], p["fits_in_memory"]
 
 
@@ -43,15 +40,11 @@ def main():
     parser.add_argument("--cases", default=str(ROOT / "data" / "published" / "gpu_throughput.json"))
     parser.add_argument("--hardware-dir", default=None)
     args = parser.parse_args()
-    with open(args.cases) as f:
-        table = json.load(f)
+    table, cases = load_rows(args.cases, "cases", ("network", "hardware", "dtype", "batch", "samples_per_s", "source"))
     print("| network | GPU | dtype | batch | GPUs | mode | published /s | predicted /s | error | source |")
     print("| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |")
     errors = []
-    for i, case in enumerate(table["cases"]):
-        for key in ("network", "hardware", "dtype", "batch", "samples_per_s", "source"):
-            if key not in case:
-                raise SystemExit(f"{args.cases}: cases[{i}]: missing '{key}'")
+    for case in cases:
         hardware = case["hardware"]
         if args.hardware_dir:
             hardware = str(Path(args.hardware_dir) / SHORT_NAMES.get(hardware, hardware))

@@ -8,13 +8,13 @@ efficiency is right. Exit 1 if a prediction fails.
   scripts/compare_scaling.py [--dnnperf build/bin/dnnperf] [--studies FILE]
 """
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dnnperf_py.published import dnnperf_json, load_rows  # noqa: E402
 
 
 def predict(dnnperf, study, network, gpus):
@@ -28,10 +28,7 @@ def predict(dnnperf, study, network, gpus):
         cmd += ["--allreduce", run["allreduce"]]
     if "bucket_mib" in run:
         cmd += ["--bucket-mib", str(run["bucket_mib"])]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
-    return json.loads(out.stdout)
+    return dnnperf_json(cmd)
 
 
 def main():
@@ -39,15 +36,11 @@ def main():
     parser.add_argument("--dnnperf", default=str(ROOT / "build" / "bin" / "dnnperf"))
     parser.add_argument("--studies", default=str(ROOT / "data" / "published" / "scaling_studies.json"))
     args = parser.parse_args()
-    with open(args.studies) as f:
-        table = json.load(f)
+    table, studies = load_rows(args.studies, "studies", ("hardware", "gpus", "gpus_per_node", "baseline_gpus", "batch", "dtype", "source", "results"))
     print("| network | cluster | GPUs (from) | batch | published | predicted | error (points) | bound | exposed comm. / overlap cost (ms) |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     errors, orders = [], []
-    for i, study in enumerate(table["studies"]):
-        for key in ("hardware", "gpus", "gpus_per_node", "baseline_gpus", "batch", "dtype", "source", "results"):
-            if key not in study:
-                raise SystemExit(f"{args.studies}: studies[{i}]: missing '{key}'")
+    for study in studies:
         pairs = []
         for result in study["results"]:
             base = predict(args.dnnperf, study, result["network"], study["baseline_gpus"])

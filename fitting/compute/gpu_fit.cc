@@ -63,10 +63,9 @@ MathUse math_use(const GpuComputeModel& model, const std::vector<const ComputeSa
   return use;
 }
 
-Layout layout_for(const DeviceSpec& device, const GpuComputeModel& model, const std::vector<const ComputeSample*>& samples) {
+Layout layout_for(const DeviceSpec& device, const GpuComputeModel& model, const std::vector<const ComputeSample*>& samples, const MathUse& use) {
   Layout l;
   std::map<std::string, int> index;
-  const MathUse use = math_use(model, samples);
   const auto slot = [&](const std::string& name, std::function<double&(GpuKernelParams&)> ref, double low, double high, double start = 0) {
     auto [it, fresh] = index.try_emplace(name, static_cast<int>(l.slots.size()));
     if (fresh) l.slots.push_back({name, std::move(ref), low, high, start});
@@ -256,7 +255,7 @@ GpuFit fit_gpu_kernels(const DeviceSpec& base, const ComputeData& data) {
     if (use.conv_only(m)) loop = loop.value_or(device.gpu.math[m]);
     else if (use.conv[m]) loop.reset();
   }
-  const Layout layout = layout_for(device, model, samples);
+  const Layout layout = layout_for(device, model, samples, use);
   const std::vector<double> weights(samples.size(), 1.0);  // log errors alike: per-kernel accuracy first
   GpuFit fit;
   fit.samples = static_cast<int>(samples.size());
