@@ -953,12 +953,13 @@ std::optional<ComputeData::PassDistance> read_pass_distance(const bench::Record&
   return p;
 }
 
-/// Whether an fp32 convolution record ran with its framework's TF32 switch on: PyTorch's
-/// torch.backends.cudnn.allow_tf32 (on by default), which scripts/torch_bench.py writes into the
-/// run's context (libraries.tf32.cudnn). A CPU has no such math.
+/// Whether an fp32 record ran with its framework's TF32 switch on, which scripts/torch_bench.py
+/// writes into the run's context: convolutions torch.backends.cudnn.allow_tf32 (on by default,
+/// libraries.tf32.cudnn), GEMMs torch.backends.cuda.matmul.allow_tf32 (off by default,
+/// libraries.tf32.matmul). A CPU has no such math.
 bool ran_tf32(const bench::Record& r) {
   if (!r.context || !r.layout.is_object() || r.layout.value("device", std::string("cpu")) == "cpu") return false;
-  const nlohmann::json::json_pointer switch_on("/libraries/tf32/cudnn");
+  const nlohmann::json::json_pointer switch_on(r.op == "gemm" ? "/libraries/tf32/matmul" : "/libraries/tf32/cudnn");
   return r.context->contains(switch_on) && r.context->at(switch_on).is_boolean() && r.context->at(switch_on).get<bool>();
 }
 
@@ -1039,7 +1040,9 @@ ComputeData load_compute_data(const std::vector<std::string>& files) {
         d.excluded.push_back({where, "time is not a positive number"});
         continue;
       }
-      const bool tf32_record = r.dtype == "tf32";  // a kernel has an element type, not a math mode: these are fp32 kernels on TF32
+      // A kernel has an element type, not a math mode: these are fp32 GEMMs and convolutions on TF32
+      // (bench's "tf32" records; PyTorch's matmuls with its TF32 switch on).
+      const bool tf32_record = r.dtype == "tf32" || (r.op == "gemm" && r.dtype == "f32" && ran_tf32(r));
       if (tf32_record && r.op != "gemm" && r.op.rfind("conv_", 0) != 0) {
         d.excluded.push_back({where, "TF32 is a math of GEMMs and convolutions, not of memory passes"});
         continue;

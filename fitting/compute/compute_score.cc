@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/common/error.h"
 #include "models/compute/profile_model.h"
 
 namespace dnnperf::fitting {
@@ -39,11 +40,28 @@ struct Tally {
 }  // namespace
 
 std::vector<ClassScore> score_compute(const HardwareProfile& profile, const ComputeData& data, std::vector<ScoredKernel>* kernels) {
-  const ProfileComputeModel model(profile);
+  // Each record is priced in the math it ran in, whatever framework calibrated the profile: fp32
+  // convolutions on TF32 tensor cores where the records' context says so (PyTorch's default), in
+  // FP32 where not (bench's f32, cuDNN's FMA math).
+  HardwareProfile priced = profile;
+  if (data.fp32_conv_tf32) {
+    if (*data.fp32_conv_tf32 && !profile.device.peak_flops.count(MathMode::tf32_tensor))
+      throw InputError("the records ran fp32 convolutions on TF32 tensor cores (their context: torch.backends.cudnn.allow_tf32), but profile '" +
+                       profile.name + "' lists no device.peak_flops.tf32_tensor to price them with");
+    const MathMode ran = *data.fp32_conv_tf32 ? MathMode::tf32_tensor : MathMode::fp32;
+    if (ran != profile.device.fp32_conv_math) {
+      // Its fp32 convolution regressions were fitted in the other math: the family prices these.
+      std::erase_if(priced.compute_regression, [](const RegressionModel& m) {
+        return m.dtype == DType::f32 && m.kernel_class.rfind("conv_", 0) == 0;
+      });
+      priced.device.fp32_conv_math = ran;
+    }
+  }
+  const ProfileComputeModel model(priced);
   std::vector<std::string> order;
   std::map<std::string, Tally> tallies;
   Tally all;
-  const DeviceSpec& device = profile.device;
+  const DeviceSpec& device = priced.device;
   // A time bracketed with its launch (ComputeSample::bracketed) holds the host's part of the
   // bracket (fitting/compute/gpu_fit.h); the model prices the kernel.
   const double offset = device.gpu.enabled ? data.bracket_s : 0.0;

@@ -34,6 +34,9 @@ struct ScoredKernel {
 
 /// Prices every sample of `data` with `profile`'s compute model; one score per kernel class in
 /// order of first appearance, then "all". `kernels`, if given, receives every priced sample.
+/// fp32 convolutions are priced in the math the records ran them in (ComputeData::fp32_conv_tf32),
+/// not the profile's own fp32_conv_math; InputError where they ran on TF32 and the profile has no
+/// TF32 peak.
 std::vector<ClassScore> score_compute(const HardwareProfile& profile, const ComputeData& data,
                                       std::vector<ScoredKernel>* kernels = nullptr);
 

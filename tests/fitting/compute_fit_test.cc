@@ -576,7 +576,20 @@ TEST_CASE("PyTorch's TF32 switch for cuDNN, read from a run's context, says how 
   const std::string cpu = file("dnnperf_tf32_cpu.jsonl", "true", "cpu", 64);
   CHECK_FALSE(*load_compute_data({cpu}).fp32_conv_tf32);
   CHECK_FALSE(*load_compute_data({write_measurements("dnnperf_tf32_none.jsonl", {conv(64, "NVIDIA H200")})}).fp32_conv_tf32);
-  for (const std::string& p : {on, off, cpu}) std::filesystem::remove(p);
+  // PyTorch's matmul switch (off by default) makes its fp32 GEMMs TF32 ones.
+  const std::string matmul = (std::filesystem::temp_directory_path() / "dnnperf_tf32_matmul.jsonl").string();
+  {
+    std::ofstream out(matmul);
+    out << R"({"type": "context", "schema": "dnnperf.measurements/1", "host": "h", "tool": "test", "libraries": {"tf32": {"matmul": true, "cudnn": true}}})" << "\n"
+        << h200_record(1e-4, {{"op", "gemm"}, {"layout", {{"device", "NVIDIA H200"}}},
+                              {"params", {{"m", 512}, {"n", 256}, {"k", 256}, {"batch", 1}, {"trans_a", false}, {"trans_b", false}}}}).dump() << "\n";
+  }
+  const ComputeData tf32_gemm = load_compute_data({matmul});
+  CHECK(tf32_gemm.samples.empty());
+  REQUIRE(tf32_gemm.tf32_samples.size() == 1);
+  CHECK(tf32_gemm.tf32_samples[0].tf32);
+  CHECK(load_compute_data({off}).tf32_samples.empty());
+  for (const std::string& p : {on, off, cpu, matmul}) std::filesystem::remove(p);
 }
 
 TEST_CASE("Host times per framework op are kept per op kind, not as samples; bad ones are named", "[fitting][compute]") {
