@@ -227,10 +227,7 @@ fitting::GpuFit fit_gpu_family(std::ostream& log, const DeviceSpec& device, cons
                fixed(100 * c.held_out_bias, 1), fixed(c.in_sample.mape, 1)});
   table.print(log);
   // cuDNN's host time inside unheld events (microbench/gpu/gpu_timing.h): not the GPU's work.
-  const auto unheld_cudnn = [](const fitting::ComputeSample& s) { return s.bracketed && s.kernel.cls == KernelClass::conv; };
-  if (std::any_of(data.samples.begin(), data.samples.end(), unheld_cudnn) || std::any_of(data.tf32_samples.begin(), data.tf32_samples.end(), unheld_cudnn))
-    log << "note: convolutions timed by bench with unheld events (records without layout.timing \"queued\", before 2026-12-07) hold cuDNN's own "
-           "host time, tens of microseconds that vary from call to call: their rows say little of the GPU's work\n";
+  if (fitting::has_unheld_convolutions(data)) log << "note: " << fitting::kUnheldConvolutionsNote << "\n";
   const GpuKernelParams& p = fit.params;
   log << "fitted: least GEMM/convolution " << fixed(p.kernel_min_s * 1e6, 2) << " us, memory pass " << fixed(p.pass_min_s * 1e6, 2) << " us, DRAM at " << fixed(100 * p.dram_efficiency, 1) << "% of "
       << fixed(device.memory_bandwidth / 1e12, 2) << " TB/s";
@@ -481,6 +478,14 @@ ComputeFitted fit_compute(std::ostream& log, const FitOptions& o, const Hardware
   profile["sources"]["device.efficiency"] = "analytic family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources +
                                             " (" + data.device + "; effective fp32 peak, launch, bandwidth and efficiencies; " +
                                             (analytic.converged ? "converged" : "did not converge: " + analytic.message) + ")";
+  if (gpu) {
+    // Replaces the base profile's note (a datasheet profile's says where its section came from).
+    std::string kept;
+    for (const std::string& n : gpu->not_fitted) kept += (kept.empty() ? "" : ", ") + n;
+    profile["sources"]["device.efficiency.gpu"] = "GPU kernel family fitted by dnnperf fit on " + bench::utc_now() + " from " + sources + " (" +
+                                                  data.device + (kept.empty() ? ")" : "); no records of " + kept + ": the base profile's (" +
+                                                                                         base.name + ") values kept");
+  }
   for (const fitting::StructuralChoice& c : analytic.choices) {
     log << "analytic " << c.kernel_class << ": " << c.model << " model held-out MAPE " << pct(c.structural.mape) << "% (weighted "
               << pct(c.structural.weighted) << "%) against tiles " << pct(c.tiled.mape) << "% (weighted " << pct(c.tiled.weighted) << "%): "

@@ -125,6 +125,7 @@ void run_score(const ScoreOptions& o) {
     if (!comm_out.is_null()) out["communication"] = comm_out;
     out["excluded"] = nlohmann::json::array();
     for (const fitting::Exclusion& e : data.excluded) out["excluded"].push_back({{"where", e.where}, {"reason", e.reason}});
+    if (fitting::has_unheld_convolutions(data)) out["notes"].push_back(fitting::kUnheldConvolutionsNote);
     for (const fitting::ClassScore& s : scores)
       out["classes"].push_back({{"class", s.kernel_class}, {"priced_by", s.priced_by}, {"count", s.errors.count},
                                 {"mape", s.errors.mape}, {"median", s.errors.median}, {"p90", s.errors.p90}, {"weighted", s.errors.weighted},
@@ -150,6 +151,7 @@ void run_score(const ScoreOptions& o) {
               << fixed(1e3 * s.measured_seconds, 2) << std::setw(14) << fixed(1e3 * s.predicted_seconds, 2) << std::setw(8)
               << fixed(100 * (s.predicted_seconds / s.measured_seconds - 1), 1) << "\n";
   std::cout << "\nbias: sum of predicted over sum of measured times, minus one (what a network's total would be off by)\n";
+  if (fitting::has_unheld_convolutions(data)) std::cout << "note: " << fitting::kUnheldConvolutionsNote << "\n";
 }
 
 }  // namespace

@@ -965,6 +965,15 @@ bool ran_tf32(const bench::Record& r) {
 
 }  // namespace
 
+const char* const kUnheldConvolutionsNote =
+    "convolutions timed by bench with unheld events (records without layout.timing \"queued\", before 2026-12-07) hold cuDNN's own "
+    "host time, tens of microseconds that vary from call to call: their rows say little of the GPU's work";
+
+bool has_unheld_convolutions(const ComputeData& data) {
+  const auto unheld = [](const ComputeSample& s) { return s.bracketed && s.kernel.cls == KernelClass::conv; };
+  return std::any_of(data.samples.begin(), data.samples.end(), unheld) || std::any_of(data.tf32_samples.begin(), data.tf32_samples.end(), unheld);
+}
+
 void check_device_kind(const ComputeData& data, const HardwareProfile& profile, const std::vector<std::string>& files) {
   if (data.device.empty() || data.device == "?") return;  // records that name no device
   const std::string kind = data.device == "cpu" ? "cpu" : "gpu";  // the PyTorch backend and bench name a GPU by its model

@@ -112,6 +112,12 @@ struct ComputeData {
   std::map<std::string, std::vector<std::pair<double, double>>> op_host_seconds;
 };
 
+/// Whether `data` holds convolutions `dnnperf bench` timed with unheld events (records without
+/// layout.timing "queued", before 2026-12-07): their times hold cuDNN's own host time.
+bool has_unheld_convolutions(const ComputeData& data);
+/// What that means for them, as fit and score say it.
+extern const char* const kUnheldConvolutionsNote;
+
 /// GEMM and convolution records of the files. A shape timed again in another file is another run
 /// of it: the sample takes the median of its runs and their spread (the run-to-run noise, the
 /// floor any model's error has on single runs); timed twice in one file, the second is excluded

@@ -256,8 +256,10 @@ TEST_CASE("cuDNN splits the reduction of a weight gradient over tiles, not of a 
 TEST_CASE("a depthwise convolution streams the input its windows touch and sweeps its windows at its direction's rate") {
   DeviceSpec d = h200_with_gpu_family();
   for (GpuConvParams& c : d.gpu.conv) c.thin_group_efficiency = 0.03;
-  d.gpu.pass_efficiency["depthwise_conv"] = 1;  // its stream at DRAM's rate: the arithmetic decides
-  d.gpu.pass_kernels["depthwise_conv"] = 1;
+  for (const char* pass : {"depthwise_conv", "depthwise_conv_backward_data", "depthwise_conv_backward_filter"}) {
+    d.gpu.pass_efficiency[pass] = 1;  // its stream at DRAM's rate: the arithmetic decides
+    d.gpu.pass_kernels[pass] = 1;
+  }
   const GpuComputeModel model(d);
   // MobileNetV2's 3x3 depthwise layer at 112x112, unstrided and strided.
   const ConvShape one{32, 96, 112, 112, 96, 3, 3, 112, 112, 1, 1, 1, 1, 1, 1, 96};
@@ -304,6 +306,7 @@ TEST_CASE("each direction of a depthwise convolution streams at its own pass eff
   DeviceSpec d = h200_with_gpu_family();
   d.gpu.pass_efficiency = {{"depthwise_conv", 0.2}};
   d.gpu.pass_kernels.clear();
+  for (GpuConvParams& conv : d.gpu.conv) conv.thin_group_efficiency = 1;  // the stream, not the arithmetic, decides
   const ConvShape c{32, 96, 112, 112, 96, 3, 3, 112, 112, 1, 1, 1, 1, 1, 1, 96};
   const Kernel data = conv_kernel(Phase::backward_data, c, DType::f32);
   const double shared = GpuComputeModel(d).cost(data, {}).seconds;
