@@ -13,7 +13,7 @@ namespace {
 // default threadblock shapes: 128x128 and 128x256 with k 32 on Volta and Ampere tensor cores,
 // k 64 for 16-bit on Hopper's wgmma; SIMT fp32 with k 8), with the halves libraries fall back to
 // for small outputs.
-constexpr std::array<GpuTile, 7> kSimt{{{128, 128, 8}, {128, 64, 8}, {64, 128, 8}, {64, 64, 8}, {128, 32, 8}, {32, 128, 8}, {32, 32, 8}}};
+constexpr std::array<GpuTile, 4> kSimt{{{128, 128, 8}, {128, 64, 8}, {64, 128, 8}, {64, 64, 8}}};
 constexpr std::array<GpuTile, 4> kFp64{{{128, 64, 16}, {64, 64, 16}, {64, 32, 16}, {32, 32, 16}}};
 constexpr std::array<GpuTile, 5> kVoltaHalf{{{256, 128, 32}, {128, 128, 32}, {128, 64, 32}, {64, 64, 32}, {64, 32, 32}}};
 constexpr std::array<GpuTile, 5> kAmpereHalf{{{256, 128, 32}, {128, 256, 32}, {128, 128, 32}, {128, 64, 32}, {64, 64, 32}}};
