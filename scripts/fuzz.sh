@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET ...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(network_json network_spec onnx hardware_profile platform records cli_arguments)
+[ ${#targets[@]} -eq 0 ] && targets=(network_json network_spec onnx hardware_profile platform records pipeline_layout cli_arguments)
 build=${DNNPERF_FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${FUZZ_JOBS:-$(nproc)}
 

@@ -1,8 +1,11 @@
 #include "apps/dnnperf/model_parallel_options.h"
 
+#include <algorithm>
+
 #include "apps/dnnperf/cli_style.h"
 #include "core/common/error.h"
 #include "core/common/format.h"
+#include "predictor/large_model/pipeline_layout.h"
 
 namespace dnnperf::cli {
 namespace {
@@ -16,7 +19,7 @@ std::string seconds(double s) { return s >= 1 ? fixed(s, 3) + " s" : fixed(s * 1
 }  // namespace
 
 bool ParallelOptions::any_given() const {
-  for (const char* name : {"--tp", "--pp", "--interleave", "--ep", "--zero", "--micro-batch", "--global-batch", "--recompute",
+  for (const char* name : {"--tp", "--pp", "--interleave", "--pipeline-layout", "--ep", "--zero", "--micro-batch", "--global-batch", "--recompute",
                            "--sequence-parallel", "--overlap-grad-reduce", "--overlap-p2p", "--fragmentation"})
     if (given(app, name)) return true;
   return false;
@@ -28,6 +31,9 @@ void add_parallel_options(CLI::App* c, ParallelOptions& o, bool with_degrees) {
     c->add_option("--tp", o.tp, "tensor-parallel degree (Megatron's column/row split, inside a node)")->check(positive());
     c->add_option("--pp", o.pp, "pipeline stages")->check(positive());
     c->add_option("--interleave", o.interleave, "model chunks per GPU: interleaved 1F1B with this many virtual stages")->check(positive());
+    c->add_option("--pipeline-layout", o.pipeline_layout,
+                  "layers per chunk in Megatron's notation, chunks in pipeline order: \"Et*2|(t*2|)*34,t*3|(t*2|)*3,tL\" "
+                  "(E embedding, t layer, L output and loss; its chunk count / --pp sets --interleave)");
     c->add_option("--ep", o.ep, "expert-parallel degree (mixture-of-experts models)")->check(positive());
     c->add_option("--zero", o.zero, "ZeRO stage: 0 replicated, 1 optimizer state sharded (Megatron's distributed optimizer), 2 and gradients, 3 and weights (FSDP)")
         ->check(CLI::Range(0, 3));
@@ -61,6 +67,14 @@ ModelParallelPlan model_parallel_plan(const RunOptions& run, const ParallelOptio
   p.nodes = nodes;
   p.gpus_per_node = run.gpus_per_node > 0 ? run.gpus_per_node : hw.node.devices;
   p.tp = o.tp, p.pp = o.pp, p.virtual_stages = o.interleave, p.ep = o.ep, p.zero = o.zero;
+  if (!o.pipeline_layout.empty()) {
+    p.chunk_layers = parse_pipeline_layout(o.pipeline_layout, o.pp, transformer_of(run).layers);
+    const int chunks_per_gpu = static_cast<int>(p.chunk_layers.size()) / o.pp;
+    if (given(app, "--interleave") && o.interleave != chunks_per_gpu)
+      throw InputError("--pipeline-layout has " + std::to_string(p.chunk_layers.size()) + " chunks, " + std::to_string(chunks_per_gpu) +
+                       " per GPU over --pp " + std::to_string(o.pp) + ", but --interleave is " + std::to_string(o.interleave));
+    p.virtual_stages = chunks_per_gpu;
+  }
   p.micro_batch = o.micro_batch;
   if (o.global_batch <= 0) throw InputError("--global-batch is required for a model-parallel plan: the sequences of one iteration");
   p.global_batch = o.global_batch;
@@ -83,6 +97,10 @@ ModelParallelPlan model_parallel_plan(const RunOptions& run, const ParallelOptio
 std::string plan_summary(const ModelParallelPlan& p) {
   std::string s = "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp);
   if (p.virtual_stages > 1) s += " (" + std::to_string(p.virtual_stages) + " chunks each)";
+  if (!p.chunk_layers.empty()) {
+    const auto [fewest, most] = std::minmax_element(p.chunk_layers.begin(), p.chunk_layers.end());
+    s += " (layout: " + std::to_string(*fewest) + "-" + std::to_string(*most) + " layers a chunk)";
+  }
   s += " x DP " + std::to_string(p.dp());
   if (p.ep > 1) s += " (EP " + std::to_string(p.ep) + ")";
   s += ", micro-batch " + std::to_string(p.micro_batch) + " x " + std::to_string(p.micro_batches()) + ", recompute " + std::string(recompute_name(p.recompute));
@@ -99,6 +117,7 @@ nlohmann::json plan_json(const ModelParallelPlan& p) {
           {"tp", p.tp},
           {"pp", p.pp},
           {"interleave", p.virtual_stages},
+          {"chunk_layers", p.chunk_layers},
           {"dp", p.dp()},
           {"ep", p.ep},
           {"zero", p.zero},

@@ -18,6 +18,7 @@ struct ParallelOptions {
   int tp = 1, pp = 1, interleave = 1, ep = 1, zero = 0;
   std::int64_t micro_batch = 1, global_batch = 0;
   std::string recompute = "none";
+  std::string pipeline_layout;  // Megatron's notation (predictor/large_model/pipeline_layout.h); empty: even
   bool sequence_parallel = false;
   bool overlap_grad_reduce = false;
   bool overlap_p2p = false;
@@ -28,8 +29,9 @@ struct ParallelOptions {
   bool any_given() const;
 };
 
-/// Registers the degrees (`with_degrees`: --tp, --pp, --interleave, --ep, --zero, --recompute,
-/// --sequence-parallel, --micro-batch; `search` chooses them itself) and the batch options.
+/// Registers the degrees (`with_degrees`: --tp, --pp, --interleave, --pipeline-layout, --ep,
+/// --zero, --recompute, --sequence-parallel, --micro-batch; `search` chooses them itself) and the
+/// batch options.
 void add_parallel_options(CLI::App* c, ParallelOptions& o, bool with_degrees);
 
 /// The decoder spec behind --network; InputError naming the option for any other network.

@@ -99,7 +99,9 @@ namespace {
 
 Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, const ModelParallelPlan& plan, const StageParts& parts, Bound bound) {
   const int p = plan.pp, v = plan.virtual_stages, chunks = p * v, gpn = plan.gpus_per_node, tp = plan.tp, dp = plan.dp();
-  const std::int64_t m = plan.micro_batches(), per_chunk = spec.layers / chunks;
+  const std::int64_t m = plan.micro_batches();
+  std::vector<std::int64_t> chunk_layers = plan.chunk_layers;
+  if (chunk_layers.empty()) chunk_layers.assign(static_cast<std::size_t>(chunks), spec.layers / chunks);
   const std::int64_t seq = plan.sequence ? plan.sequence : spec.sequence;
   const double es = element_bytes(plan.precision);
   const double activation = es * static_cast<double>(plan.micro_batch * seq * spec.hidden);
@@ -143,10 +145,13 @@ Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, cons
   e.chunk_recompute = e.chunk_tp = e.chunk_ep = e.chunk_compute;
   const CommGroup pair = group_of(hw, 2, 1, gpn);
   const double tied_sync = spec.tied_head && p > 1 ? collective_seconds(Collective::allreduce, 4.0 * static_cast<double>(parts.embedding.parameters), pair) : 0.0;
+  std::int64_t first_layer = 0;
   for (int j = 0; j < chunks; ++j) {
+    const std::int64_t layers = chunk_layers[static_cast<std::size_t>(j)];
     std::int64_t moe_layers = 0;
-    for (std::int64_t l = j * per_chunk; l < (j + 1) * per_chunk; ++l) moe_layers += spec.is_moe_layer(l) ? 1 : 0;
-    const double n_moe = static_cast<double>(moe_layers), n_dense = static_cast<double>(per_chunk - moe_layers);
+    for (std::int64_t l = first_layer; l < first_layer + layers; ++l) moe_layers += spec.is_moe_layer(l) ? 1 : 0;
+    first_layer += layers;
+    const double n_moe = static_cast<double>(moe_layers), n_dense = static_cast<double>(layers - moe_layers);
     const auto sum = [&](auto field) {
       double s = n_dense * field(dense) + n_moe * field(moe);
       if (j == 0) s += field(embed);
@@ -212,10 +217,12 @@ ModelParallelMemory worst_stage(const ModelParallelPlan& plan, const HardwarePro
 
 namespace {
 
-// The first stage holds the most micro-batches in flight and the embedding, the last the head:
-// no stage between them can need more.
+// Evenly split, the first stage holds the most micro-batches in flight and the embedding, the
+// last the head: no stage between them can need more. A hand-placed layout may load any stage.
 ModelParallelMemory memory_of(const ModelParallelPlan& plan, const HardwareProfile& hw, const Evaluation& e, PipelineSimulator& simulator) {
   std::vector<int> stages{0};
+  if (!plan.chunk_layers.empty())
+    for (int r = 1; r + 1 < plan.pp; ++r) stages.push_back(r);
   if (plan.pp > 1) stages.push_back(plan.pp - 1);
   std::vector<double> peaks;
   for (const int r : stages) peaks.push_back(simulator.peak_activation_bytes(e.schedule, r));

@@ -47,8 +47,19 @@ void ModelParallelPlan::validate(const TransformerSpec& spec, const HardwareProf
   if (gpus() % (tp * pp) != 0)
     fail("--tp x --pp", "= " + std::to_string(tp * pp) + " does not divide the " + std::to_string(gpus()) + " GPUs");
   if (gpus_per_node % tp != 0) fail("--tp", "= " + std::to_string(tp) + " does not divide the node's " + std::to_string(gpus_per_node) + " GPUs");
-  if (spec.layers % (static_cast<std::int64_t>(pp) * virtual_stages) != 0)
-    fail("--pp x --interleave", "= " + std::to_string(pp * virtual_stages) + " does not divide the " + std::to_string(spec.layers) + " layers");
+  if (!chunk_layers.empty()) {
+    std::int64_t placed = 0;
+    for (const std::int64_t n : chunk_layers) {
+      if (n < 0) fail("--pipeline-layout", "gives a chunk " + std::to_string(n) + " layers");
+      placed += n;
+    }
+    if (chunk_layers.size() != static_cast<std::size_t>(pp) * static_cast<std::size_t>(virtual_stages))
+      fail("--pipeline-layout", "has " + std::to_string(chunk_layers.size()) + " chunks, --pp x --interleave = " + std::to_string(pp * virtual_stages));
+    if (placed != spec.layers) fail("--pipeline-layout", "places " + std::to_string(placed) + " of the " + std::to_string(spec.layers) + " layers");
+  } else if (spec.layers % (static_cast<std::int64_t>(pp) * virtual_stages) != 0) {
+    fail("--pp x --interleave", "= " + std::to_string(pp * virtual_stages) + " does not divide the " + std::to_string(spec.layers) +
+                                    " layers (--pipeline-layout places them unevenly)");
+  }
   if (virtual_stages > 1 && pp < 2) fail("--interleave", "needs pipeline parallelism (--pp of 2 or more)");
   if (spec.heads % tp != 0) fail("--tp", "= " + std::to_string(tp) + " does not divide the " + std::to_string(spec.heads) + " heads");
   if (spec.kv() % tp != 0 && tp % spec.kv() != 0)

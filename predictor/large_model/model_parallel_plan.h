@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 #include <optional>
+#include <vector>
 
 #include "networks/zoo/transformer_spec.h"
 #include "predictor/prediction/run_config.h"
@@ -32,6 +33,10 @@ struct ModelParallelPlan {
   int tp = 1;              // tensor-parallel degree (inside one node)
   int pp = 1;              // pipeline stages
   int virtual_stages = 1;  // model chunks per GPU (interleaved 1F1B when > 1)
+  /// The transformer layers of each of the pp x virtual_stages chunks, in pipeline order (chunk c
+  /// on rank c mod pp), as a hand-placed layout gives them (pipeline_layout.h); empty: the layers
+  /// split evenly. The embedding is in the first chunk, the output layer in the last.
+  std::vector<std::int64_t> chunk_layers;
   int ep = 1;              // expert-parallel degree (divides the data-parallel degree)
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1;
@@ -58,7 +63,7 @@ struct ModelParallelPlan {
   std::int64_t micro_batches() const { return global_batch / (static_cast<std::int64_t>(dp()) * micro_batch); }
 
   /// Throws InputError naming the field: degrees that do not divide the GPUs, the layers (by
-  /// pp x virtual_stages), the heads, kv heads and FFN (by tp; the vocabulary is padded), the experts (by ep),
+  /// pp x virtual_stages, unless chunk_layers places them: then their count and sum), the heads, kv heads and FFN (by tp; the vocabulary is padded), the experts (by ep),
   /// the global batch (by dp x micro-batch); TP beyond one node; interleaving whose micro-batch
   /// count is not a multiple of pp; a half-precision type the device lacks.
   void validate(const TransformerSpec& spec, const HardwareProfile& hardware) const;

@@ -66,6 +66,10 @@ check mp_predict 0 'iteration +[0-9.]+ s' -- "$bin" predict -n gpt3-175b --hardw
 check mp_memory 0 'memory per GPU +weights [0-9.]+ GiB' -- "$bin" predict -n llama3-70b --hardware h100 --nodes 4 --tp 8 --pp 4 --global-batch 32
 check mp_moe 0 'expert all-to-all' -- "$bin" predict -n mixtral-8x7b --hardware h100 --nodes 2 --tp 2 --ep 8 --global-batch 64 --recompute full
 check mp_file 0 'llama3-8b \(8,030,261,248 parameters\)' -- "$bin" predict -n "$src/data/networks/llama3-8b.json" --hardware h100 --tp 2 --global-batch 16
+layout='Et*2|(t*2|)*34,t*3|(t*2|)*3,tL'  # Megatron-Bridge's Llama 3 70B recipe
+check mp_layout 0 'PP 8 \(5 chunks each\) \(layout: 1-3 layers a chunk\)' -- "$bin" predict -n llama3-70b --hardware h100 --nodes 8 --tp 4 --pp 8 --pipeline-layout "$layout" --global-batch 128 --dtype fp8 --sequence-parallel
+check mp_layout_interleave 1 '40 chunks, 5 per GPU over --pp 8, but --interleave is 4' -- "$bin" predict -n llama3-70b --hardware h100 --nodes 8 --tp 4 --pp 8 --interleave 4 --pipeline-layout "$layout" --global-batch 128
+check mp_layout_layers 1 'places 80 transformer layers \(t\), the model has 32' -- "$bin" predict -n llama3-8b --hardware h100 --nodes 8 --tp 4 --pp 8 --pipeline-layout "$layout" --global-batch 128
 "$bin" predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --global-batch 64 --recompute full --json | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
