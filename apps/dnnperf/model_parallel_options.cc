@@ -70,6 +70,8 @@ ModelParallelPlan model_parallel_plan(const RunOptions& run, const ParallelOptio
   if (!o.pipeline_layout.empty()) {
     p.chunk_layers = parse_pipeline_layout(o.pipeline_layout, o.pp, transformer_of(run).layers);
     const int chunks_per_gpu = static_cast<int>(p.chunk_layers.size()) / o.pp;
+    if (chunks_per_gpu > 1 && o.pp < 2)
+      throw InputError("--pipeline-layout has " + std::to_string(p.chunk_layers.size()) + " chunks: give --pp, the pipeline stages they run on");
     if (given(app, "--interleave") && o.interleave != chunks_per_gpu)
       throw InputError("--pipeline-layout has " + std::to_string(p.chunk_layers.size()) + " chunks, " + std::to_string(chunks_per_gpu) +
                        " per GPU over --pp " + std::to_string(o.pp) + ", but --interleave is " + std::to_string(o.interleave));

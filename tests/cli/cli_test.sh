@@ -69,6 +69,7 @@ check mp_file 0 'llama3-8b \(8,030,261,248 parameters\)' -- "$bin" predict -n "$
 layout='Et*2|(t*2|)*34,t*3|(t*2|)*3,tL'  # Megatron-Bridge's Llama 3 70B recipe
 check mp_layout 0 'PP 8 \(5 chunks each\) \(layout: 1-3 layers a chunk\)' -- "$bin" predict -n llama3-70b --hardware h100 --nodes 8 --tp 4 --pp 8 --pipeline-layout "$layout" --global-batch 128 --dtype fp8 --sequence-parallel
 check mp_layout_interleave 1 '40 chunks, 5 per GPU over --pp 8, but --interleave is 4' -- "$bin" predict -n llama3-70b --hardware h100 --nodes 8 --tp 4 --pp 8 --interleave 4 --pipeline-layout "$layout" --global-batch 128
+check mp_layout_no_pp 1 'has 2 chunks: give --pp' -- "$bin" predict -n llama3-8b --hardware h100 --pipeline-layout 'Et*16|t*16L' --global-batch 8
 check mp_layout_layers 1 'places 80 transformer layers \(t\), the model has 32' -- "$bin" predict -n llama3-8b --hardware h100 --nodes 8 --tp 4 --pp 8 --pipeline-layout "$layout" --global-batch 128
 "$bin" predict -n gpt3-175b --hardware a100 --nodes 8 --tp 8 --pp 8 --global-batch 64 --recompute full --json | /usr/bin/python3 -c '
 import json, sys
