@@ -30,7 +30,7 @@ std::string unrolled(std::string_view layout, const std::string& where) {
     if (close + 1 >= s.size() || s[close + 1] != '*') throw InputError(where + ": a group '(...)' must be followed by '*' and a count");
     const auto [n, end] = count_at(close + 1);
     const std::string body = s.substr(open + 1, close - open - 1);
-    if (static_cast<double>(body.size()) * static_cast<double>(n) > kMaxLetters)
+    if (static_cast<double>(s.size() - (end - open)) + static_cast<double>(body.size()) * static_cast<double>(n) > kMaxLetters)
       throw InputError(where + ": unrolls to more than " + std::to_string(kMaxLetters) + " letters");
     std::string repeated;
     for (std::int64_t i = 0; i < n; ++i) repeated += body;

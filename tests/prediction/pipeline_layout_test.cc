@@ -42,6 +42,7 @@ TEST_CASE("A bad layout is refused with the layout and what is wrong", "[model_p
   refused("E*2t|ttL", 2, 4, "the embedding (E) must open the first chunk");  // the second E
   refused("E(t)*999999999|L", 2, 4, "too large");
   refused("E((t)*999999)*999999|L", 2, 4, "unrolls to more than");
+  refused("E(t|)*333333,(t|)*333333,(t|)*333333L", 2, 4, "unrolls to more than");  // groups side by side
 }
 
 TEST_CASE("A layout prices each chunk's own layers: the even one as the default, a moved layer where it went", "[model_parallel][layout]") {
