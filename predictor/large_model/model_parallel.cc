@@ -100,8 +100,8 @@ namespace {
 Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, const ModelParallelPlan& plan, const StageParts& parts, Bound bound) {
   const int p = plan.pp, v = plan.virtual_stages, chunks = p * v, gpn = plan.gpus_per_node, tp = plan.tp, dp = plan.dp();
   const std::int64_t m = plan.micro_batches();
-  std::vector<std::int64_t> chunk_layers = plan.chunk_layers;
-  if (chunk_layers.empty()) chunk_layers.assign(static_cast<std::size_t>(chunks), spec.layers / chunks);
+  // Plans the search evaluates split evenly: no vector per evaluation for them.
+  const auto layers_of = [&](int j) { return plan.chunk_layers.empty() ? spec.layers / chunks : plan.chunk_layers[static_cast<std::size_t>(j)]; };
   const std::int64_t seq = plan.sequence ? plan.sequence : spec.sequence;
   const double es = element_bytes(plan.precision);
   const double activation = es * static_cast<double>(plan.micro_batch * seq * spec.hidden);
@@ -147,7 +147,7 @@ Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, cons
   const double tied_sync = spec.tied_head && p > 1 ? collective_seconds(Collective::allreduce, 4.0 * static_cast<double>(parts.embedding.parameters), pair) : 0.0;
   std::int64_t first_layer = 0;
   for (int j = 0; j < chunks; ++j) {
-    const std::int64_t layers = chunk_layers[static_cast<std::size_t>(j)];
+    const std::int64_t layers = layers_of(j);
     std::int64_t moe_layers = 0;
     for (std::int64_t l = first_layer; l < first_layer + layers; ++l) moe_layers += spec.is_moe_layer(l) ? 1 : 0;
     first_layer += layers;
