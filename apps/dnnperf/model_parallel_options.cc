@@ -57,10 +57,13 @@ TransformerSpec transformer_of(const RunOptions& o) {
 
 ModelParallelPlan model_parallel_plan(const RunOptions& run, const ParallelOptions& o, const HardwareProfile& hw, int nodes) {
   const CLI::App* app = o.app;
-  for (const char* name : {"--inference", "--input", "--dataset-size", "--allreduce", "--sync", "--bucket-mib", "--no-overlap", "--launch", "--batch"})
+  for (const char* name : {"--inference", "--input", "--dataset-size", "--allreduce", "--sync", "--bucket-mib", "--no-overlap", "--launch", "--batch", "--accumulate", "--fused-optimizer"})
     if (given(app, name))
       throw InputError(std::string(name) + " does not apply to a model-parallel plan (--tp, --pp, --global-batch, ...): " +
-                       (std::string(name) == "--batch" ? "give --micro-batch and --global-batch instead" : "it prices training with Megatron-LM's schedule"));
+                       (std::string(name) == "--batch"        ? "give --micro-batch and --global-batch instead"
+                        : std::string(name) == "--accumulate" ? "--global-batch over --micro-batch sets the micro-batches"
+                        : std::string(name) == "--fused-optimizer" ? "Megatron-LM's Adam is fused already"
+                                                              : "it prices training with Megatron-LM's schedule"));
   if (given(app, "--optimizer") && run.optimizer != "adam")
     throw InputError("--optimizer " + run.optimizer + ": model-parallel plans price Adam with fp32 master weights (Megatron-LM's)");
   ModelParallelPlan p;

@@ -28,8 +28,10 @@ nlohmann::json prediction_json(const Prediction& p, const Graph& g, bool layers)
   j["devices_per_node"] = p.config.plan.devices_per_node;
   j["batch_per_device"] = p.batch_per_device;
   j["global_batch"] = p.global_batch;
+  if (!p.config.inference) j["accumulation_steps"] = p.config.accumulation_steps;
   j["dtype"] = precision_name(p.config.precision);
   j["optimizer"] = optimizer_name(p.config.optimizer);
+  if (!p.config.inference) j["fused_optimizer"] = p.config.fused_optimizer;
   j["inference"] = p.config.inference;
   j["gradient_sync"] = sync_name(p.config.plan.sync);
   j["iteration_s"] = p.iteration_s;
@@ -111,8 +113,12 @@ void print_memory(std::ostream& out, const Prediction& p) {
 void print_prediction(std::ostream& out, const Prediction& p, const Graph& g, bool summary) {
   out << p.network << " on " << p.devices << " x " << p.hardware << " (" << p.config.plan.nodes << " node"
             << (p.config.plan.nodes > 1 ? "s" : "") << " x " << p.config.plan.devices_per_node << "), batch "
-            << p.batch_per_device << " per device (global " << p.global_batch << "), " << precision_name(p.config.precision)
-            << (p.config.inference ? ", inference" : ", " + std::string(optimizer_name(p.config.optimizer)) + ", gradients " + sync_name(p.config.plan.sync))
+            << p.batch_per_device << " per device"
+            << (p.config.accumulation_steps > 1 && !p.config.inference ? " x " + std::to_string(p.config.accumulation_steps) + " micro-batches" : "")
+            << " (global " << p.global_batch << "), " << precision_name(p.config.precision)
+            << (p.config.inference ? ", inference"
+                                : ", " + std::string(p.config.fused_optimizer ? "fused " : "") + std::string(optimizer_name(p.config.optimizer)) +
+                                      ", gradients " + sync_name(p.config.plan.sync))
             << "\n\n";
   if (!summary) {
     Table layers;

@@ -23,13 +23,21 @@ void add_run_options(CLI::App* c, RunOptions& o) {
   c->add_option("--hardware", o.hardware, "hardware profile: short name (v100, a100, a100-40gb, h100, h200, p3dn, p3, p100-pcie-roce25, bigbasin-p100, cpu) or a JSON path")->capture_default_str();
   c->add_option("--gpus-per-node", o.gpus_per_node, "devices used per node (default: all of the profile's node)")->check(positive());
   c->add_option("--dtype", o.dtype, "fp32, tf32, fp16, bf16 or fp8 (fp16, bf16: mixed precision with fp32 master weights; fp8: bf16 with its layers' weight GEMMs on FP8 tensor cores, as Transformer Engine runs them)")->capture_default_str();
-  c->add_option("--optimizer", o.optimizer, "sgd, momentum or adam")->capture_default_str();
+  c->add_option("--optimizer", o.optimizer, "sgd, momentum, adam or lamb")->capture_default_str();
+  c->add_flag("--fused-optimizer", o.fused_optimizer,
+              "the optimizer as fused multi-tensor kernels (apex's FusedAdam/FusedLAMB, torch.optim's fused=True): one pass over "
+              "all parameters; default: torch.optim's per-tensor updates");
   c->add_option("--allreduce", o.allreduce, "ring, recursive_doubling, rabenseifner, binomial_tree, hierarchical, best (the cheapest per message), or a library's own measured choice: default (MPI's), gloo, nccl (on a GPU profile with no NCCL measured: NCCL's own tuner's choice of ring or tree and LL, LL128 or Simple)")->capture_default_str();
   c->add_option("--bucket-mib", o.bucket_mib, "DDP gradient bucket size in MiB")->capture_default_str()->check(positive());
   c->add_flag("--no-overlap", o.no_overlap, "one blocking all-reduce after backward (same as --sync end)");
   c->add_option("--sync", o.sync, "gradient all-reduce: bucketed (DDP, overlapping backward), per-layer (blocking) or end (blocking)")->capture_default_str();
   c->add_option("--dataset-size", o.dataset_size, "samples per epoch, for the epoch time")->check(positive());
   c->add_flag("--inference", o.inference, "predict inference (forward pass) instead of training");
+  c->add_option("--accumulate", o.accumulate,
+                "micro-batches of --batch per optimizer step (gradient accumulation): gradients are exchanged once, with the last "
+                "micro-batch's backward (DDP's no_sync before it)")
+      ->capture_default_str()
+      ->check(positive());
   c->add_option("--launch", o.launch, "GPUs: eager (one host launch per kernel, as PyTorch runs by default) or graph (the step replayed as a CUDA Graph: no per-kernel dispatch)")->capture_default_str();
   c->add_option("--input", o.input, "image size H,W (zoo CNNs)")->delimiter(',')->expected(1, 2)->check(positive());
   c->add_option("--seq", o.sequence, "tokens per sample (zoo transformers)")->check(positive());
@@ -39,7 +47,9 @@ void add_run_options(CLI::App* c, RunOptions& o) {
 RunConfig run_config(const RunOptions& o, const HardwareProfile& hw) {
   RunConfig c;
   c.precision = parse_or_fail(parse_precision(o.dtype), "dtype", o.dtype, "fp32, tf32, fp16, bf16 or fp8");
-  c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer, "sgd, momentum or adam");
+  c.optimizer = parse_or_fail(parse_optimizer(o.optimizer), "optimizer", o.optimizer, "sgd, momentum, adam or lamb");
+  c.fused_optimizer = o.fused_optimizer;
+  if (o.fused_optimizer && o.inference) throw InputError("--fused-optimizer applies to training, not --inference");
   if (o.allreduce == "default" || is_library_name(o.allreduce))
     c.plan.allreduce_library = o.allreduce == "default" ? "mpi" : o.allreduce;
   else if (o.allreduce != "best")
@@ -56,6 +66,8 @@ RunConfig run_config(const RunOptions& o, const HardwareProfile& hw) {
   c.plan.devices_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : hw.node.devices;
   if (o.dataset_size > 0) c.dataset_size = o.dataset_size;
   c.inference = o.inference;
+  if (o.inference && o.accumulate != 1) throw InputError("--accumulate applies to training, not --inference");
+  c.accumulation_steps = o.accumulate;
   c.launch = parse_or_fail(parse_launch(o.launch), "launch", o.launch, "eager or graph");
   return c;
 }

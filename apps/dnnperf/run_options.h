@@ -21,12 +21,14 @@ struct RunOptions {
   int gpus_per_node = 0;  // 0: all devices of a node
   std::string dtype = "fp32";
   std::string optimizer = "sgd";
+  bool fused_optimizer = false;
   std::string allreduce = "best";
   double bucket_mib = 25;
   bool no_overlap = false;
   std::string sync = "bucketed";
   std::int64_t dataset_size = 0;
   bool inference = false;
+  int accumulate = 1;  // micro-batches per optimizer step
   std::string launch = "eager";
   bool json = false;
   std::vector<std::int64_t> input;

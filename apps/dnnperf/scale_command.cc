@@ -125,7 +125,8 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   // The wait for the slowest rank, where the profile measured it (DeviceSpec::sync_wait).
   const bool waits = std::any_of(points.begin(), points.end(), [](const ScalePoint& s) { return s.prediction.sync_wait != 1.0; });
   std::cout << g.name() << " on " << hw.name << " nodes of " << first.config.plan.devices_per_node << ", " << scaling_name
-            << " scaling, batch " << o.batch << (scaling == Scaling::weak ? " per device" : " global") << ", "
+            << " scaling, batch " << o.batch << (scaling == Scaling::weak ? " per device" : " global")
+            << (o.accumulate > 1 ? (scaling == Scaling::weak ? " x " : " in ") + std::to_string(o.accumulate) + " micro-batches" + (scaling == Scaling::weak ? "" : " per device") : "") << ", "
             << precision_name(first.config.precision) << ", " << optimizer_name(first.config.optimizer) << ", gradients "
             << sync_name(first.config.plan.sync) << "\n\n";
   Table t;

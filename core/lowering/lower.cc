@@ -525,6 +525,10 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
   std::string_view family = "sgd";
   if (optimizer == Optimizer::momentum) reads = 3, writes = 2, flops = 4, family = "momentum";
   if (optimizer == Optimizer::adam) reads = 4, writes = 3, flops = 12, family = "adam";
+  // LAMB: Adam's moments and an update tensor, the norms of the weights and of the update (a read
+  // of each), then the weights moved by the update scaled by their ratio (apex's FusedLAMB's two
+  // stages).
+  if (optimizer == Optimizer::lamb) reads = 8, writes = 4, flops = 16, family = "lamb";
   Kernel k;
   k.cls = KernelClass::elementwise;
   k.phase = Phase::update;
@@ -535,7 +539,7 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
   k.flops = flops * static_cast<double>(k.elements);
   k.bytes_read = reads * bytes;
   k.bytes_written = writes * bytes;
-  k.pass = family;
+  if (!o.fused_optimizer) k.pass = family;  // fused: a plain streaming pass
   kernels.push_back(k);
   if (o.compute_dtype && *o.compute_dtype != t.dtype) {
     // Mixed precision keeps master weights in the parameter's type and refreshes the copy the
@@ -547,6 +551,27 @@ void lower_update(std::vector<Kernel>& kernels, const Tensor& t, int op, OpKind 
     cast.bytes_written = static_cast<double>(t.shape.numel()) * dtype_bytes(*o.compute_dtype);
     kernels.push_back(cast);
   }
+}
+
+// A fused optimizer's multi-tensor kernels: the updates of every parameter as one kernel, and
+// the casts of mixed precision's working copies as another (each sums its kernels' work).
+void fuse_updates(std::vector<Kernel>& kernels, std::size_t first_update) {
+  std::vector<Kernel> fused;
+  for (std::size_t i = first_update; i < kernels.size(); ++i) {
+    const Kernel& k = kernels[i];
+    const bool cast = k.flops == 0;
+    auto same = std::find_if(fused.begin(), fused.end(), [&](const Kernel& f) { return (f.flops == 0) == cast && f.dtype == k.dtype; });
+    if (same == fused.end()) {
+      fused.push_back(k);
+      continue;
+    }
+    same->elements += k.elements;
+    same->flops += k.flops;
+    same->bytes_read += k.bytes_read;
+    same->bytes_written += k.bytes_written;
+  }
+  kernels.resize(first_update);
+  kernels.insert(kernels.end(), fused.begin(), fused.end());
 }
 
 }  // namespace
@@ -632,6 +657,7 @@ void lower(const Graph& graph, const LoweringOptions& options, std::vector<Kerne
     if (tensor.role != TensorRole::parameter || op < 0) continue;
     lower_update(kernels, tensor, op, graph.op(op).kind, options);
   }
+  if (options.fused_optimizer) fuse_updates(kernels, first_update);
   double step_bytes = 0;
   for (std::size_t i = first_update; i < kernels.size(); ++i) step_bytes += kernels[i].bytes_read + kernels[i].bytes_written;
   for (std::size_t i = first_update; i < kernels.size(); ++i) kernels[i].footprint_bytes = step_bytes;

@@ -12,7 +12,10 @@
 
 namespace dnnperf {
 
-enum class Optimizer : std::uint8_t { sgd, momentum, adam };
+/// The optimizer whose update the step runs: SGD, SGD with momentum, Adam (Kingma & Ba 2015) and
+/// LAMB (You et al., ICLR 2020: Adam's moments with a per-layer trust ratio, the norms of the
+/// weights and of the update; BERT's large-batch pre-training).
+enum class Optimizer : std::uint8_t { sgd, momentum, adam, lamb };
 
 struct LoweringOptions {
   /// Training lowers forward, backward and update; inference lowers the forward pass only, with
@@ -28,6 +31,12 @@ struct LoweringOptions {
   /// passes of their own; attention's products of activations, routers, convolutions and every
   /// other kernel keep compute_dtype.
   bool fp8_gemms = false;
+  /// The optimizer as fused multi-tensor kernels (apex's FusedAdam and FusedLAMB, torch.optim's
+  /// fused=True, Megatron-LM's and DeepSpeed's optimizers): one pass over all parameters, reading
+  /// and writing each element once, lowered as one kernel charged to the first layer with
+  /// parameters. Otherwise one update per parameter tensor, as torch.optim's default runs it
+  /// (several kernels each: the profile's pass family of the optimizer prices them).
+  bool fused_optimizer = false;
 
   static LoweringOptions inference() {
     LoweringOptions o;

@@ -118,7 +118,8 @@ double optimizer_step_seconds(const HardwareProfile& hw, double parameters, Prec
   k.cls = KernelClass::elementwise;
   k.phase = Phase::update;
   k.dtype = DType::f32;
-  k.pass = "adam";
+  // Megatron-LM's Adam is fused (apex's or Transformer Engine's multi-tensor kernels): one
+  // streaming pass, not torch.optim's per-tensor kernels that the pass family "adam" prices.
   k.elements = static_cast<std::int64_t>(parameters);
   k.flops = 12 * parameters;
   const double half = mixed_precision(precision) ? 2.0 : 0.0;

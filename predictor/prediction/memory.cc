@@ -40,7 +40,8 @@ MemoryEstimate estimate_memory(const Graph& g, const HardwareProfile& hw, const 
   }
   m.weights = params * (mixed_precision(c.precision) ? 4.0 + 2.0 : 4.0) + 2.0 * fp8_weights;
   m.gradients = params * half;
-  m.optimizer_state = params * (c.optimizer == Optimizer::adam ? 8.0 : c.optimizer == Optimizer::momentum ? 4.0 : 0.0);
+  // Adam and LAMB keep two moments per parameter, momentum one velocity.
+  m.optimizer_state = params * (c.optimizer == Optimizer::adam || c.optimizer == Optimizer::lamb ? 8.0 : c.optimizer == Optimizer::momentum ? 4.0 : 0.0);
   const LoweringOptions lowering = lowering_for(c.precision, true, c.optimizer);
   const auto saved = saved_activation_bytes(g, lowering.compute_dtype, lowering.fp8_gemms);
   m.activations = static_cast<double>(std::accumulate(saved.begin(), saved.end(), std::int64_t{0}));

@@ -241,7 +241,7 @@ AllReducePricer allreduce_pricer(const HardwareProfile& hw, const ParallelPlan& 
 PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunConfig& config) {
   config.plan.validate(hw);
   PricedStep step;
-  const LoweringOptions lowering = lowering_for(config.precision, !config.inference, config.optimizer);
+  const LoweringOptions lowering = lowering_for(config.precision, !config.inference, config.optimizer, config.fused_optimizer);
   lower(graph, lowering, step.kernels);
   const StepWarmth& warmth = hw.device.step_warmth;
   step.cache = replay_step_cache(graph, step.kernels, warmth.cache_bytes, warmth.cold_reach());
@@ -357,15 +357,25 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   p.config = config;
   p.devices = config.plan.data_parallel();
   p.batch_per_device = batch_of(graph);
-  p.global_batch = p.batch_per_device * p.devices;
+  const int micro_batches = config.inference ? 1 : config.accumulation_steps;
+  if (micro_batches < 1) throw InputError("gradient accumulation needs at least 1 micro-batch per step, not " + std::to_string(micro_batches));
+  if (config.inference && config.accumulation_steps != 1)
+    throw InputError("gradient accumulation applies to training, not inference");
+  // 2^53: a sample count that a double still counts exactly, far beyond any real run.
+  if (static_cast<double>(p.batch_per_device) * p.devices * micro_batches > 9007199254740992.0)
+    throw InputError("batch " + std::to_string(p.batch_per_device) + " x " + std::to_string(p.devices) + " devices x " +
+                     std::to_string(micro_batches) + " micro-batches is too many samples per step");
+  p.global_batch = p.batch_per_device * p.devices * micro_batches;
   p.layers.resize(graph.ops().size());
   for (std::size_t i = 0; i < graph.ops().size(); ++i) p.layers[i].op = static_cast<int>(i);
 
   // Ranks that meet every training step wait for the slowest (DeviceSpec::sync_wait): the
   // computation between meetings stretches, on every rank alike.
   // Persistent stragglers (ClusterSpec::straggler_share) hold every step back the same way.
-  const double wait =
-      config.inference ? 1.0 : sync_wait_factor(hw.device, config.plan.data_parallel()) * straggler_factor(hw.cluster, config.plan.nodes);
+  // Ranks meet once per optimizer step: over K micro-batches a rank's own wander averages out as
+  // 1 / sqrt(K) (micro-batches taken to wander independently); persistent stragglers do not.
+  const double wander = sync_wait_factor(hw.device, config.plan.data_parallel()) - 1;
+  const double wait = config.inference ? 1.0 : (1 + wander / std::sqrt(static_cast<double>(micro_batches))) * straggler_factor(hw.cluster, config.plan.nodes);
   std::array<std::vector<double>, 3> copies;  // only where there is a wait: a sweep simulates many plans
   const auto stretched = [wait](const std::vector<double>& times, std::vector<double>& copy) -> const std::vector<double>& {
     if (wait == 1.0) return times;
@@ -379,9 +389,12 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   p.sync_wait = wait;
   p.framework_s = step.framework_s * wait;
 
+  // With gradient accumulation, forward and backward run once per micro-batch, the update once.
+  const auto runs = [&](const Kernel& k) { return k.phase == Phase::update ? 1.0 : static_cast<double>(micro_batches); };
   for (std::size_t i = 0; i < step.kernels.size(); ++i) {
     const Kernel& k = step.kernels[i];
-    const double s = seconds[i];
+    const double n = runs(k);
+    const double s = seconds[i] * n;
     LayerTime& layer = p.layers[static_cast<std::size_t>(k.op)];
     switch (k.phase) {
       case Phase::forward: layer.forward_s += s; p.forward_s += s; break;
@@ -391,14 +404,18 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     if (k.op_kind == OpKind::cross_entropy && k.phase != Phase::update) p.loss_s += s;
     if (!step.host_seconds.empty()) {
       Prediction::PhaseLoad& load = k.phase == Phase::forward ? p.forward_load : k.phase == Phase::update ? p.update_load : p.backward_load;
-      load.host_s += step.host_seconds[i];
-      load.waiting_s += step.waiting_seconds[i];
-      load.kernels_s += step.seconds[i] - step.waiting_seconds[i];
+      load.host_s += n * step.host_seconds[i];
+      load.waiting_s += n * step.waiting_seconds[i];
+      load.kernels_s += n * (step.seconds[i] - step.waiting_seconds[i]);
+      p.host_dispatch_s += n * step.host_seconds[i];
     }
   }
   p.memory = estimate_memory(graph, hw, config);
-  for (const double h : step.host_seconds) p.host_dispatch_s += h;
   p.device_waiting_s = step.device_waiting_s;
+  if (micro_batches > 1) {
+    p.device_waiting_s = 0;
+    for (std::size_t i = 0; i < step.waiting_seconds.size(); ++i) p.device_waiting_s += runs(step.kernels[i]) * step.waiting_seconds[i];
+  }
 
   if (config.inference) {
     p.compute_s = p.forward_s;
@@ -424,6 +441,23 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
                                                  step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp, overlap).iteration_s;
       p.iteration_high_s = simulate_data_parallel(graph, step.kernels, high, plan, allreduce_pricer(hw, plan, IntervalBound::high),
                                                   step.gradient_bytes_per_element, step.copy_seconds_per_byte, ddp, overlap).iteration_s;
+    }
+    if (micro_batches > 1) {
+      // The micro-batches before the last run forward and backward back to back, exchanging
+      // nothing (DDP's no_sync); the simulation above is the last one, its exchange and the update.
+      const auto before_last = [&](const std::vector<double>& times) {
+        double t = 0;
+        for (std::size_t i = 0; i < step.kernels.size(); ++i)
+          if (step.kernels[i].phase != Phase::update) t += times[i];
+        return (micro_batches - 1) * t;
+      };
+      const double more = before_last(seconds);
+      dp.iteration_s += more;
+      dp.compute_s += more;
+      if (step.calibrated) {
+        p.iteration_low_s += before_last(low);
+        p.iteration_high_s += before_last(high);
+      }
     }
     p.ddp_overhead_s = dp.ddp_overhead_s;
     p.overlap_cost_s = dp.overlap_cost_s;

@@ -35,11 +35,14 @@ struct Prediction {
   std::string network;
   std::string hardware;
   int devices = 1;
-  std::int64_t batch_per_device = 0;
-  std::int64_t global_batch = 0;
+  std::int64_t batch_per_device = 0;  // one micro-batch's
+  std::int64_t global_batch = 0;      // per optimizer step: batch x devices x accumulation steps
   RunConfig config;
 
-  double iteration_s = 0;  // training: one step; inference: latency of one batch
+  /// Training: one optimizer step (all its micro-batches, RunConfig::accumulation_steps);
+  /// inference: latency of one batch. The phase and layer times below sum over the step's
+  /// micro-batches.
+  double iteration_s = 0;
   /// 95% interval from the fitted models' intervals; equal to iteration_s for datasheet profiles.
   double iteration_low_s = 0, iteration_high_s = 0;
   double samples_per_s = 0;

@@ -21,10 +21,11 @@ std::optional<Precision> parse_precision(std::string_view name) {
 
 bool mixed_precision(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
 
-LoweringOptions lowering_for(Precision p, bool training, Optimizer optimizer) {
+LoweringOptions lowering_for(Precision p, bool training, Optimizer optimizer, bool fused_optimizer) {
   LoweringOptions o;
   o.training = training;
   o.optimizer = optimizer;
+  o.fused_optimizer = fused_optimizer;
   if (p == Precision::fp16) o.compute_dtype = DType::f16;
   if (p == Precision::bf16 || p == Precision::fp8) o.compute_dtype = DType::bf16;
   o.fp8_gemms = p == Precision::fp8;
@@ -42,12 +43,13 @@ std::string_view optimizer_name(Optimizer o) {
     case Optimizer::sgd: return "sgd";
     case Optimizer::momentum: return "momentum";
     case Optimizer::adam: return "adam";
+    case Optimizer::lamb: return "lamb";
   }
   return "?";
 }
 
 std::optional<Optimizer> parse_optimizer(std::string_view name) {
-  for (Optimizer o : {Optimizer::sgd, Optimizer::momentum, Optimizer::adam})
+  for (Optimizer o : {Optimizer::sgd, Optimizer::momentum, Optimizer::adam, Optimizer::lamb})
     if (optimizer_name(o) == name) return o;
   return std::nullopt;
 }

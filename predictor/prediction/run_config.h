@@ -20,8 +20,9 @@ std::optional<Precision> parse_precision(std::string_view name);
 /// Whether activations, gradients and working weights are 16-bit (fp16, bf16, fp8).
 bool mixed_precision(Precision p);
 /// The lowering of a step in this precision: its compute type (f16 or bf16; unset for fp32 and
-/// tf32, whose tensors keep their own) and whether weight GEMMs run in FP8.
-LoweringOptions lowering_for(Precision p, bool training, Optimizer optimizer);
+/// tf32, whose tensors keep their own), whether weight GEMMs run in FP8, and the optimizer's
+/// kernels (LoweringOptions::fused_optimizer).
+LoweringOptions lowering_for(Precision p, bool training, Optimizer optimizer, bool fused_optimizer = false);
 /// The tensor cores a precision cannot run without (TF32's, FP8's); none for the others, which
 /// fall back to plain units where a device has no tensor cores.
 std::optional<MathMode> required_tensor_math(Precision p);
@@ -41,10 +42,18 @@ struct RunConfig {
   ParallelPlan plan;
   Precision precision = Precision::fp32;
   Optimizer optimizer = Optimizer::sgd;
+  /// The optimizer as fused multi-tensor kernels (LoweringOptions::fused_optimizer) rather than
+  /// torch.optim's default per-tensor updates.
+  bool fused_optimizer = false;
   /// Samples in the dataset: gives the epoch time.
   std::optional<std::int64_t> dataset_size;
   /// Predict inference (forward only) instead of a training iteration.
   bool inference = false;
+  /// Micro-batches per optimizer step (gradient accumulation): each device runs forward and
+  /// backward this many times on its batch before the gradients are exchanged once and the
+  /// optimizer steps once. The exchange goes with the last micro-batch (DDP's no_sync on the
+  /// others), overlapping its backward as the plan's sync says. 1: no accumulation.
+  int accumulation_steps = 1;
   Launch launch = Launch::eager;
 };
 

@@ -1,5 +1,6 @@
 #include "predictor/prediction/scaling.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/common/error.h"
@@ -60,11 +61,14 @@ std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, c
     const std::int64_t devices = config.plan.data_parallel();
     std::int64_t per_device = batch;
     if (scaling == Scaling::strong) {
-      if (batch % devices != 0)
+      // The global batch splits over the devices and then over each device's micro-batches.
+      const std::int64_t parts = devices * std::max(1, config.accumulation_steps);
+      if (batch % parts != 0)
         throw InputError("strong scaling: the global batch " + std::to_string(batch) + " does not divide over " +
                          std::to_string(devices) + " devices (" + std::to_string(n) + " nodes x " +
-                         std::to_string(config.plan.devices_per_node) + ")");
-      per_device = batch / devices;
+                         std::to_string(config.plan.devices_per_node) + ")" +
+                         (parts != devices ? " x " + std::to_string(config.accumulation_steps) + " micro-batches" : ""));
+      per_device = batch / parts;
     }
     if (!graph || per_device != priced_batch) {  // weak scaling prices the step once
       graph = build(per_device);

@@ -25,7 +25,8 @@ struct ScalePoint {
 std::vector<int> parse_node_counts(const std::string& text);
 
 /// `build(batch_per_device)` makes the per-device graph. `batch` is the per-device batch (weak)
-/// or the global batch (strong, which must divide evenly over every point's devices).
+/// or the global batch (strong, which must divide evenly over every point's devices and, with gradient
+/// accumulation, over each device's RunConfig::accumulation_steps micro-batches).
 std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, const HardwareProfile& hardware,
                               const RunConfig& base, std::int64_t batch, const std::vector<int>& nodes, Scaling scaling);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -89,17 +91,45 @@ TEST_CASE("A tensor read twice gets its gradients summed", "[lowering]") {
   CHECK(n == 1);
 }
 
-TEST_CASE("Optimizers move 3, 5 or 7 parameter-sized tensors", "[lowering]") {
+TEST_CASE("Optimizers move 3, 5, 7 or 12 parameter-sized tensors", "[lowering]") {
   NetworkBuilder b("t");
   b.linear(b.input("x", {2, 100}), 100, "fc", false);
   const Graph g = std::move(b).finish();
   const double bytes = 100 * 100 * 4;
-  for (const auto& [opt, tensors] : {std::pair{Optimizer::sgd, 3.0}, {Optimizer::momentum, 5.0}, {Optimizer::adam, 7.0}}) {
+  for (const auto& [opt, tensors, family] : {std::tuple{Optimizer::sgd, 3.0, "sgd"}, {Optimizer::momentum, 5.0, "momentum"},
+                                             {Optimizer::adam, 7.0, "adam"}, {Optimizer::lamb, 12.0, "lamb"}}) {
     const auto update = of_phase(lower(g, LoweringOptions::training_with(opt)), Phase::update);
     REQUIRE(update.size() == 1);
     CHECK(update[0].bytes_read + update[0].bytes_written == Approx(tensors * bytes));
-    CHECK(update[0].pass == (opt == Optimizer::sgd ? "sgd" : opt == Optimizer::momentum ? "momentum" : "adam"));
+    CHECK(update[0].pass == family);
   }
+}
+
+TEST_CASE("A fused optimizer is one plain pass over every parameter, and one cast under mixed precision", "[lowering]") {
+  NetworkBuilder b("t");
+  b.linear(b.relu(b.linear(b.input("x", {2, 100}), 300, "fc1"), "relu"), 10, "fc2");
+  const Graph g = std::move(b).finish();
+  LoweringOptions per_tensor = LoweringOptions::training_with(Optimizer::adam);
+  per_tensor.compute_dtype = DType::bf16;
+  LoweringOptions fused = per_tensor;
+  fused.fused_optimizer = true;
+  const auto each = of_phase(lower(g, per_tensor), Phase::update);
+  const auto one = of_phase(lower(g, fused), Phase::update);
+  REQUIRE(each.size() == 8);  // four tensors (two weights, two biases), each updated and cast
+  REQUIRE(one.size() == 2);
+  const auto total = [](const std::vector<Kernel>& ks, auto field) {
+    double t = 0;
+    for (const Kernel& k : ks) t += field(k);
+    return t;
+  };
+  const auto bytes = [](const Kernel& k) { return k.bytes_read + k.bytes_written; };
+  CHECK(total(one, bytes) == Approx(total(each, bytes)));
+  CHECK(total(one, [](const Kernel& k) { return k.flops; }) == Approx(total(each, [](const Kernel& k) { return k.flops; })));
+  CHECK(one[0].elements == g.parameter_count());
+  CHECK(one[0].pass.empty());
+  CHECK(one[1].flops == 0);  // the working copies' cast
+  CHECK(one[1].bytes_written == Approx(2.0 * static_cast<double>(g.parameter_count())));
+  CHECK(each[0].pass == "adam");
 }
 
 TEST_CASE("Passes that run far from copy bandwidth name their family, plain passes do not", "[lowering]") {

@@ -181,6 +181,72 @@ TEST_CASE("GPT-3 175B does not fit one A100 and the shortfall says by how much",
   CHECK(p.memory.shortfall() > 174e9 * 16 - 80e9);  // 16 bytes per parameter with Adam
 }
 
+TEST_CASE("Gradient accumulation runs forward and backward per micro-batch and exchanges gradients once", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("a100");
+  hw.device.step_jitter = 0;  // no wait for the slowest rank: the test below holds it
+  hw.device.sync_wait.clear();
+  const Graph g = network("resnet50", 32);
+  for (const GradientSync sync : {GradientSync::bucketed, GradientSync::at_end}) {
+    RunConfig one = on(4, 8, sync);
+    RunConfig four = one;
+    four.accumulation_steps = 4;
+    const Prediction a = predict(g, hw, one);
+    const Prediction b = predict(g, hw, four);
+    REQUIRE(a.sync_wait == 1.0);
+    CHECK(b.global_batch == 4 * a.global_batch);
+    CHECK(b.allreduces.size() == a.allreduces.size());
+    CHECK(b.comm_s == Approx(a.comm_s));
+    CHECK(b.comm_exposed_s == Approx(a.comm_exposed_s));
+    CHECK(b.update_s == Approx(a.update_s));
+    // The three micro-batches before the last: forward and backward alone, back to back.
+    CHECK(b.iteration_s == Approx(a.iteration_s + 3 * (a.forward_s + a.backward_s)));
+    CHECK(b.forward_s == Approx(4 * a.forward_s));
+    CHECK(b.backward_s == Approx(4 * a.backward_s));
+    // Exchanging once per four micro-batches amortises it: more samples per second.
+    CHECK(b.samples_per_s > a.samples_per_s);
+    CHECK(b.iteration_s < 4 * a.iteration_s);
+  }
+}
+
+TEST_CASE("Ranks meeting once per K micro-batches wait for the slowest 1/sqrt(K) as long", "[prediction]") {
+  HardwareProfile hw = find_hardware_profile("a100");
+  hw.device.step_jitter = 0.02;
+  hw.device.sync_wait.clear();
+  RunConfig one = on(16, 8);
+  RunConfig nine = one;
+  nine.accumulation_steps = 9;
+  const Graph g = network("resnet50", 32);
+  const Prediction a = predict(g, hw, one);
+  const Prediction b = predict(g, hw, nine);
+  REQUIRE(a.sync_wait > 1.02);
+  CHECK(b.sync_wait - 1 == Approx((a.sync_wait - 1) / 3));
+}
+
+TEST_CASE("Gradient accumulation is refused where it cannot apply", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  RunConfig c = on(1, 8);
+  c.accumulation_steps = 0;
+  CHECK_THROWS_AS(predict(network("resnet18", 8), hw, c), InputError);
+  c.accumulation_steps = 2;
+  c.inference = true;
+  CHECK_THROWS_WITH(predict(network("resnet18", 8), hw, c), Catch::Contains("training, not inference"));
+}
+
+TEST_CASE("A fused optimizer is priced as one streaming pass, below torch.optim's per-tensor updates", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  RunConfig c = on(1, 1);
+  c.optimizer = Optimizer::adam;
+  c.precision = Precision::bf16;
+  const Graph g = network("resnet50", 32);
+  const Prediction each = predict(g, hw, c);
+  c.fused_optimizer = true;
+  const Prediction fused = predict(g, hw, c);
+  const double bytes = static_cast<double>(g.parameter_count()) * (7 * 4 + 4 + 2);  // Adam's tensors, the cast
+  CHECK(fused.update_s < each.update_s / 2);
+  CHECK(fused.update_s > bytes / hw.device.memory_bandwidth);  // no faster than the bytes at the datasheet's rate
+  CHECK(fused.forward_s == Approx(each.forward_s));
+}
+
 TEST_CASE("An epoch is its iterations times the iteration time", "[prediction]") {
   const HardwareProfile hw = find_hardware_profile("v100");
   RunConfig c = on(2, 8);
