@@ -33,6 +33,10 @@ def predict(dnnperf, case, hardware):
         cmd += ["--seq", str(case["seq"])]
     if case.get("optimizer"):
         cmd += ["--optimizer", case["optimizer"]]
+    if case.get("fused_optimizer"):
+        cmd += ["--fused-optimizer"]
+    if case.get("accumulate", 1) > 1:  # throughput over a whole optimizer step of that many micro-batches
+        cmd += ["--accumulate", str(case["accumulate"])]
     if case.get("inference"):
         cmd += ["--inference"]
     p = dnnperf_json(cmd)
