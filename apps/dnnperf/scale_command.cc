@@ -93,13 +93,14 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
 
   if (!csv_path.empty()) {
     Table t;
-    for (const char* column : {"nodes", "devices", "batch_per_device", "global_batch", "iteration_s", "samples_per_s", "speedup", "efficiency",
+    for (const char* column : {"nodes", "devices", "batch_per_device", "accumulation_steps", "global_batch", "iteration_s", "samples_per_s", "speedup", "efficiency",
                                "compute_s", "comm_s", "comm_exposed_s", "memory_per_device_bytes", "fits_in_memory", "sync_wait", "bound"})
       t.column(column);
     const auto full = [](double v) { return significant(v, 9); };
     for (const ScalePoint& s : points) {
       const Prediction& p = s.prediction;
-      t.row({std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), std::to_string(p.global_batch), full(p.iteration_s),
+      t.row({std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), std::to_string(p.config.accumulation_steps),
+             std::to_string(p.global_batch), full(p.iteration_s),
              full(p.samples_per_s), full(s.speedup), full(s.efficiency), full(p.compute_s), full(p.comm_s), full(p.comm_exposed_s),
              full(p.memory.total()), p.memory.fits() ? "1" : "0", full(p.sync_wait), step_limit_name(s.limit.limit)});
     }
@@ -126,8 +127,8 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   const bool waits = std::any_of(points.begin(), points.end(), [](const ScalePoint& s) { return s.prediction.sync_wait != 1.0; });
   std::cout << g.name() << " on " << hw.name << " nodes of " << first.config.plan.devices_per_node << ", " << scaling_name
             << " scaling, batch " << o.batch << (scaling == Scaling::weak ? " per device" : " global")
-            << (o.accumulate > 1 ? (scaling == Scaling::weak ? " x " : " in ") + std::to_string(o.accumulate) + " micro-batches" + (scaling == Scaling::weak ? "" : " per device") : "") << ", "
-            << precision_name(first.config.precision) << ", " << optimizer_name(first.config.optimizer) << ", gradients "
+            << (o.accumulate > 1 ? (scaling == Scaling::weak ? " x " : ", ") + std::to_string(o.accumulate) + " micro-batches" + (scaling == Scaling::weak ? "" : " per device at the first point") : "") << ", "
+            << precision_name(first.config.precision) << ", " << (first.config.fused_optimizer ? "fused " : "") << optimizer_name(first.config.optimizer) << ", gradients "
             << sync_name(first.config.plan.sync) << "\n\n";
   Table t;
   for (const char* column : {"nodes", "GPUs", "batch", "iteration ms", "samples/s", "speedup", "eff %", "compute ms", "exposed ms", "mem GiB"}) t.column(column);
@@ -136,7 +137,8 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   t.column("", Table::left);
   for (const ScalePoint& s : points) {
     const Prediction& p = s.prediction;
-    std::vector<std::string> cells = {std::to_string(s.nodes), std::to_string(p.devices), std::to_string(p.batch_per_device), ms(p.iteration_s),
+    const std::string batch = std::to_string(p.batch_per_device) + (p.config.accumulation_steps > 1 ? " x " + std::to_string(p.config.accumulation_steps) : "");
+    std::vector<std::string> cells = {std::to_string(s.nodes), std::to_string(p.devices), batch, ms(p.iteration_s),
                                       fixed(p.samples_per_s, 0), fixed(s.speedup, 1), fixed(100 * s.efficiency, 1), ms(p.compute_s),
                                       ms(p.comm_exposed_s), fixed(p.memory.total() / (1024.0 * 1024 * 1024), 1)};
     if (waits) cells.push_back(fixed(p.sync_wait, 3) + "x");

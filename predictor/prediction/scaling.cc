@@ -54,6 +54,9 @@ std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, c
   std::optional<Graph> graph;
   std::optional<PricedStep> step;
   std::int64_t priced_batch = 0;
+  // Strong scaling with gradient accumulation keeps the first point's micro-batch, as runs with a
+  // fixed global batch do: more devices take fewer micro-batches each, down to one.
+  std::int64_t micro = 0;
   for (int n : nodes) {
     RunConfig config = base;
     config.plan.nodes = n;
@@ -61,14 +64,21 @@ std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, c
     const std::int64_t devices = config.plan.data_parallel();
     std::int64_t per_device = batch;
     if (scaling == Scaling::strong) {
-      // The global batch splits over the devices and then over each device's micro-batches.
-      const std::int64_t parts = devices * std::max(1, config.accumulation_steps);
-      if (batch % parts != 0)
-        throw InputError("strong scaling: the global batch " + std::to_string(batch) + " does not divide over " +
-                         std::to_string(devices) + " devices (" + std::to_string(n) + " nodes x " +
-                         std::to_string(config.plan.devices_per_node) + ")" +
-                         (parts != devices ? " x " + std::to_string(config.accumulation_steps) + " micro-batches" : ""));
-      per_device = batch / parts;
+      const auto refuse = [&](const std::string& why) {
+        throw InputError("strong scaling: the global batch " + std::to_string(batch) + " does not divide over " + std::to_string(devices) +
+                         " devices (" + std::to_string(n) + " nodes x " + std::to_string(config.plan.devices_per_node) + ")" + why);
+      };
+      if (batch % devices != 0) refuse("");
+      const std::int64_t per_step = batch / devices;
+      if (micro == 0) {
+        const int k = std::max(1, base.accumulation_steps);
+        if (per_step % k != 0) refuse(" x " + std::to_string(k) + " micro-batches");
+        micro = per_step / k;
+      }
+      if (per_step > micro && per_step % micro != 0)
+        refuse(" into micro-batches of " + std::to_string(micro) + " (the first point's)");
+      per_device = std::min(per_step, micro);
+      config.accumulation_steps = static_cast<int>(per_step / per_device);
     }
     if (!graph || per_device != priced_batch) {  // weak scaling prices the step once
       graph = build(per_device);

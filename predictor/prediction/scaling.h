@@ -25,8 +25,11 @@ struct ScalePoint {
 std::vector<int> parse_node_counts(const std::string& text);
 
 /// `build(batch_per_device)` makes the per-device graph. `batch` is the per-device batch (weak)
-/// or the global batch (strong, which must divide evenly over every point's devices and, with gradient
-/// accumulation, over each device's RunConfig::accumulation_steps micro-batches).
+/// or the global batch (strong, which must divide evenly over every point's devices). With
+/// gradient accumulation (RunConfig::accumulation_steps K), weak scaling runs K micro-batches of
+/// `batch` per step at every point; strong scaling splits the first point's share into K
+/// micro-batches and keeps that micro-batch, so more devices take fewer micro-batches each (the
+/// global batch fixed, as runs scale), down to one, below which the micro-batch shrinks.
 std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, const HardwareProfile& hardware,
                               const RunConfig& base, std::int64_t batch, const std::vector<int>& nodes, Scaling scaling);
 

@@ -49,6 +49,7 @@ check predict_accumulate 0 'batch 256 per device x 4 micro-batches \(global 8192
 check predict_accumulate_inference 1 '--accumulate applies to training, not --inference' -- "$bin" predict -n resnet50 --hardware a100 -b 8 --accumulate 2 --inference
 check predict_accumulate_mp 1 '--accumulate does not apply to a model-parallel plan.*--global-batch over --micro-batch' -- "$bin" predict -n gpt2 --hardware a100 --tp 2 --global-batch 16 --accumulate 2
 check predict_fused_mp 1 "--fused-optimizer does not apply to a model-parallel plan.*Megatron-LM's Adam is fused already" -- "$bin" predict -n gpt2 --hardware a100 --tp 2 --global-batch 16 --fused-optimizer
+check scale_strong_micro 0 '^ +2 +16 +256 x 16 ' -- "$bin" scale -n bert-large --seq 128 --hardware a100 --dtype fp16 --optimizer lamb --fused-optimizer -b 65536 --scaling strong --accumulate 32 --nodes 1,2 --sync end
 check scale_strong_accumulate 1 'global batch 8192 does not divide over 8 devices \(1 nodes x 8\) x 3 micro-batches' -- "$bin" scale -n resnet50 --hardware a100 -b 8192 --nodes 1,2 --scaling strong --accumulate 3
 # Each point says what bounds it: VGG-16 behind one shared 100 Gb/s TCP interface per 8 V100s.
 check scale_bound_network 0 ' 64 +512 .* network' -- "$bin" scale -n vgg16 --hardware p3dn -b 64 --dtype fp16 --nodes 1,64

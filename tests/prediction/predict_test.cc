@@ -149,6 +149,28 @@ TEST_CASE("Strong scaling splits the global batch and slows per-device work down
                     Catch::Contains("global batch 1000 does not divide over 24 devices"));
 }
 
+TEST_CASE("Strong scaling with accumulation keeps the micro-batch and takes fewer of them per device", "[prediction][scaling]") {
+  const HardwareProfile hw = find_hardware_profile("a100");
+  const auto build = [](std::int64_t batch) { return network("resnet18", batch); };
+  RunConfig c = on(1, 8);
+  c.accumulation_steps = 8;
+  const auto points = scale(build, hw, c, 8192, {1, 2, 4, 8, 16}, Scaling::strong);
+  const std::int64_t micro[] = {128, 128, 128, 128, 64};
+  const int steps[] = {8, 4, 2, 1, 1};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    CHECK(points[i].prediction.batch_per_device == micro[i]);
+    CHECK(points[i].prediction.config.accumulation_steps == steps[i]);
+    CHECK(points[i].prediction.global_batch == 8192);
+  }
+  // Each device's work per step halves with each doubling, the step's fixed costs do not.
+  CHECK(points[3].efficiency < points[1].efficiency);
+  CHECK(points[3].efficiency > 0.5);
+  c.accumulation_steps = 3;
+  CHECK_THROWS_WITH(scale(build, hw, c, 8192, {1, 2}, Scaling::strong), Catch::Contains("x 3 micro-batches"));
+  c.accumulation_steps = 2;  // 300 a device at 2 nodes in micro-batches of 150; 200 at 3 nodes is no multiple of 150
+  CHECK_THROWS_WITH(scale(build, hw, c, 4800, {2, 3}, Scaling::strong), Catch::Contains("into micro-batches of 150"));
+}
+
 TEST_CASE("Memory totals are the sum of their parts and follow the optimizer and precision", "[prediction][memory]") {
   const HardwareProfile hw = find_hardware_profile("a100");
   NetworkBuilder b("mlp");
