@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Holds `dnnperf predict` against published scaling efficiencies of data-parallel training
 (data/published/scaling_studies.json: Horovod's 128- and 512-GPU runs, Goyal et al.'s 256 GPUs,
-NVIDIA's BERT pre-training on 2-32 DGX A100 nodes and ResNet-50 on one) and prints one Markdown
+NVIDIA DeepLearningExamples' BERT pre-training on 1-32 DGX A100 nodes and one DGX-1, SQuAD
+fine-tuning and ResNet-50 on one node) and prints one Markdown
 table row per case: the published and predicted efficiency, the error in points, what bounds the
 predicted step, and per cluster whether the networks' order by efficiency is right. Exit 1 if a
 prediction fails.
