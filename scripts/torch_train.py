@@ -26,6 +26,7 @@ speed moves by 10-60% over hours and its runs' error with it; a reference timed 
 misses it.
 """
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -96,10 +97,12 @@ def input_dims(args, x):
     return args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:])
 
 
-def iteration(model, x, y, loss_fn, opt, inference, phase_end=None):
+def iteration(model, x, y, loss_fn, opt, inference, phase_end=None, accumulate=1):
     """One training iteration (or, with `inference`, one forward pass under no_grad), as every
     ground truth runs it; `phase_end`, where given, is called after the forward pass with its loss
-    and after the backward pass."""
+    and after the backward pass. With `accumulate` K, forward and backward run K times on the
+    batch before the one optimizer step, the gradients exchanged with the last (DDP's no_sync on
+    the others), as gradient accumulation runs."""
     if inference:
         with torch.no_grad():
             model(x)
@@ -107,14 +110,17 @@ def iteration(model, x, y, loss_fn, opt, inference, phase_end=None):
     # Gradients dropped, not zeroed: PyTorch 2's default (Debian's 1.13 still fills them with
     # zeros and accumulates into them, two extra passes over every gradient per step).
     opt.zero_grad(set_to_none=True)
-    out = model(x)
-    if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
-        loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
-    else:
-        loss = loss_fn(out, y)
-    if phase_end:
-        phase_end()
-    loss.backward()  # under DDP, with the gradient all-reduces it waits for
+    for micro in range(accumulate):
+        last = micro == accumulate - 1
+        with (model.no_sync() if not last and hasattr(model, "no_sync") else contextlib.nullcontext()):
+            out = model(x)
+            if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
+                loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
+            else:
+                loss = loss_fn(out, y)
+            if phase_end and last:
+                phase_end()
+            loss.backward()  # under DDP, the last with the gradient all-reduces it waits for
     if phase_end:
         phase_end()
     opt.step()
@@ -182,7 +188,7 @@ def run(rank, args, result_path):
         def mark():
             sync()
             marks.append(time.perf_counter())
-        iteration(model, x, y, loss_fn, opt, args.inference, mark if marks is not None else None)
+        iteration(model, x, y, loss_fn, opt, args.inference, mark if marks is not None else None, args.accumulate)
 
     def slowest(values):
         """Per value, the largest over the ranks: a data-parallel phase lasts as long as its slowest rank."""
@@ -211,7 +217,9 @@ def run(rank, args, result_path):
         times.append(total)
         hosts.append(host)
     phases = {"forward": [], "backward": [], "update": []}
-    for _ in range(0 if args.inference else args.iterations):
+    # Phases are timed for one micro-batch a step only: with accumulation they interleave.
+    timed_phases = not args.inference and args.accumulate == 1
+    for _ in range(args.iterations if timed_phases else 0):
         if args.procs > 1:
             dist.barrier()
         sync()
@@ -228,7 +236,8 @@ def run(rank, args, result_path):
                "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "samples_s": times,
                "host_median_s": statistics.median(hosts) if cuda else None,
                "phases": {name: {"median_s": statistics.median(v), "min_s": min(v), "samples_s": v} for name, v in phases.items()}
-               if not args.inference else None,
+               if timed_phases else None,
+               "accumulate": args.accumulate,
                "allocator": allocator.describe(),
                "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "cpu": machine.cpu(), "device": args.device,
                "gpu": torch.cuda.get_device_name(device) if cuda else None,
@@ -267,6 +276,7 @@ def main():
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--inference", action="store_true")
+    p.add_argument("--accumulate", type=int, default=1, help="micro-batches of --batch per optimizer step (gradient accumulation)")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cuda: one GPU per process, DDP over NCCL")
     p.add_argument("--port", type=int, default=0, help="rendezvous port for DDP (default: a free one)")
     p.add_argument("--reference", help="JSON list of kernels to time before and after the iterations (the machine's speed during the run)")
@@ -274,8 +284,10 @@ def main():
     args = p.parse_args()
     args.reference_kernels = read_reference(args.reference) if args.reference else None
     args.input = [int(v) for v in args.input.split(",")] * (1 if "," in args.input else 2)
-    if args.batch <= 0 or args.procs <= 0 or args.iterations <= 0:
-        raise SystemExit("torch_train: --batch, --procs and --iterations must be positive")
+    if args.batch <= 0 or args.procs <= 0 or args.iterations <= 0 or args.accumulate <= 0:
+        raise SystemExit("torch_train: --batch, --procs, --iterations and --accumulate must be positive")
+    if args.inference and args.accumulate != 1:
+        raise SystemExit("torch_train: --accumulate applies to training, not --inference")
     if args.device == "cuda" and (not torch.cuda.is_available() or torch.cuda.device_count() < args.procs):
         raise SystemExit(f"torch_train: --device cuda needs {args.procs} GPU(s); PyTorch sees {torch.cuda.device_count() if torch.cuda.is_available() else 0}")
     if args.procs > 1:

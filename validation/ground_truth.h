@@ -18,8 +18,8 @@
 namespace dnnperf {
 
 /// The file stem a case's runs are kept under (DIR/<stem>_run0.json, _run1.json): a zoo name as
-/// it is, a network file by its file name.
-std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference);
+/// it is, a network file by its file name; training with gradient accumulation adds _a<K>.
+std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference, int accumulate = 1);
 
 
 /// A network given as a file (.json, .onnx) rather than a zoo name.

@@ -21,6 +21,9 @@ struct ValidateOptions {
   int iterations = 10;
   int timeout = 600;
   bool inference = false;
+  /// Training runs of this many micro-batches per optimizer step (gradient accumulation; DDP's
+  /// no_sync on all but the last), predicted and run alike.
+  int accumulate = 1;
   bool json = false;
   std::string python = "/usr/bin/python3";
   /// Ground truth measured elsewhere (scripts/gpu_validate.sh): DIR/<case>_run0.json and _run1.json.

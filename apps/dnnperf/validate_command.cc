@@ -20,6 +20,9 @@ void add_validate_command(CLI::App& app) {
   c->add_option("--seq", o->sequence, "tokens per sample for transformers")->capture_default_str()->check(positive());
   c->add_option("--iterations", o->iterations, "timed iterations per run (two runs per case)")->capture_default_str()->check(positive());
   c->add_flag("--inference", o->inference, "validate inference instead of training");
+  c->add_option("--accumulate", o->accumulate, "training runs of this many micro-batches per optimizer step (gradient accumulation), predicted and run alike")
+      ->capture_default_str()
+      ->check(positive());
   c->add_option("--timeout", o->timeout, "seconds one ground-truth run may take")->capture_default_str()->check(positive());
   c->add_flag("--json", o->json, "print one JSON object");
   c->add_option("--measured", o->measured, "use ground truth measured elsewhere (scripts/gpu_validate.sh or --save-measured write DIR) instead of running PyTorch here");

@@ -289,6 +289,19 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
       own += t * t * (u.sigma * u.sigma - u.shared * u.shared);
     }
   }
+  if (!config.inference)
+    for (const Tensor& t : graph.tensors()) {
+      if (t.role != TensorRole::parameter || !t.requires_grad) continue;
+      Kernel add;  // the kept gradient += this micro-batch's
+      add.cls = KernelClass::elementwise;
+      add.phase = Phase::backward_weight;
+      add.dtype = lowering.compute_dtype && is_floating(t.dtype) ? *lowering.compute_dtype : t.dtype;
+      add.elements = t.shape.numel();
+      add.flops = static_cast<double>(add.elements);
+      add.bytes_written = static_cast<double>(add.elements) * dtype_bytes(add.dtype);
+      add.bytes_read = 2 * add.bytes_written;
+      step.gradient_accumulation_s += co_run * model.seconds(add, execution);
+    }
   if (step.calibrated && total > 0) {
     double variance = own;
     for (const auto& [family, shared] : family_shared) variance += shared * shared;
@@ -445,15 +458,18 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
     if (micro_batches > 1) {
       // The micro-batches before the last run forward and backward back to back, exchanging
       // nothing (DDP's no_sync); the simulation above is the last one, its exchange and the update.
+      // Each micro-batch after the first also adds its gradients into the kept ones.
+      const double adds = (micro_batches - 1) * step.gradient_accumulation_s * wait;
       const auto before_last = [&](const std::vector<double>& times) {
         double t = 0;
         for (std::size_t i = 0; i < step.kernels.size(); ++i)
           if (step.kernels[i].phase != Phase::update) t += times[i];
-        return (micro_batches - 1) * t;
+        return (micro_batches - 1) * t + adds;
       };
       const double more = before_last(seconds);
       dp.iteration_s += more;
       dp.compute_s += more;
+      p.backward_s += adds;
       if (step.calibrated) {
         p.iteration_low_s += before_last(low);
         p.iteration_high_s += before_last(high);

@@ -120,6 +120,10 @@ struct PricedStep {
   double gradient_bytes_per_element = 4;
   /// A 25 MiB copy's time per byte on the device: DDP's bucket copies.
   double copy_seconds_per_byte = 0;
+  /// Training: the time to add one micro-batch's gradients into those kept from the step's
+  /// earlier micro-batches (PyTorch's AccumulateGrad steals the first one's buffers and adds the
+  /// others in place), paid by each micro-batch after the first under gradient accumulation.
+  double gradient_accumulation_s = 0;
 };
 
 PricedStep price_step(const Graph& graph, const HardwareProfile& hardware, const RunConfig& config);
