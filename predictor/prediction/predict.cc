@@ -321,6 +321,7 @@ PricedStep price_step(const Graph& graph, const HardwareProfile& hw, const RunCo
     for (std::size_t i = 0; i < host.size(); ++i) {
       step.seconds[i] += host[i];
       step.framework_s += host[i];
+      if (step.kernels[i].phase == Phase::update) step.framework_update_s += host[i];
       if (!step.low.empty()) step.low[i] += host[i], step.high[i] += host[i];
     }
   }
@@ -400,7 +401,7 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   const std::vector<double>& low = stretched(step.low, copies[1]);
   const std::vector<double>& high = stretched(step.high, copies[2]);
   p.sync_wait = wait;
-  p.framework_s = step.framework_s * wait;
+  p.framework_s = wait * (step.framework_s + (micro_batches - 1) * (step.framework_s - step.framework_update_s));
 
   // With gradient accumulation, forward and backward run once per micro-batch, the update once.
   const auto runs = [&](const Kernel& k) { return k.phase == Phase::update ? 1.0 : static_cast<double>(micro_batches); };

@@ -110,8 +110,10 @@ struct PricedStep {
   /// The part of each kernel's `seconds` that the device spent waiting for the host to queue it.
   std::vector<double> waiting_seconds;
   double device_waiting_s = 0;
-  /// On a synchronous device, the framework's time per op, included in `seconds` (step total).
+  /// On a synchronous device, the framework's time per op, included in `seconds` (step total),
+  /// and the part of it that is the optimizer update's.
   double framework_s = 0;
+  double framework_update_s = 0;
   /// Each kernel's time at the 95% bounds of the step's compute time, when the profile is
   /// calibrated (empty otherwise): every kernel scaled by the same factor, from a spread that adds
   /// the errors kernels of a family share and lets their own average out.

@@ -234,6 +234,23 @@ TEST_CASE("Gradient accumulation runs forward and backward per micro-batch and e
   }
 }
 
+TEST_CASE("On a CPU, the framework's work per op is paid by every micro-batch, the optimizer's once", "[prediction]") {
+  const HardwareProfile hw = find_hardware_profile(std::string(DNNPERF_SOURCE_DIR) + "/data/hardware/calibrated/cpu-vm-2core-family25.json");
+  REQUIRE_FALSE(hw.device.host_op_s.empty());
+  RunConfig one = on(1, 1);
+  RunConfig three = one;
+  three.accumulation_steps = 3;
+  const Graph g = network("resnet18", 4);
+  const PricedStep step = price_step(g, hw, one);
+  REQUIRE(step.framework_s > 0);
+  REQUIRE(step.framework_update_s < step.framework_s);
+  const Prediction a = simulate_step(g, step, hw, one);
+  const Prediction b = simulate_step(g, step, hw, three);
+  CHECK(a.framework_s == Approx(step.framework_s));
+  CHECK(b.framework_s == Approx(3 * (step.framework_s - step.framework_update_s) + step.framework_update_s));
+  CHECK(b.framework_s > 2.5 * a.framework_s);
+}
+
 TEST_CASE("Ranks meeting once per K micro-batches wait for the slowest 1/sqrt(K) as long", "[prediction]") {
   HardwareProfile hw = find_hardware_profile("a100");
   hw.device.step_jitter = 0.02;
