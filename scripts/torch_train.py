@@ -47,7 +47,7 @@ import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 import torchvision  # noqa: E402
 
-from dnnperf_py.models import TransformerEncoderClassifier  # noqa: E402
+from dnnperf_py.models import BERT, BertClassifier, TransformerEncoderClassifier  # noqa: E402
 from dnnperf_py import onnx_torch  # noqa: E402
 
 VISION = {
@@ -88,23 +88,32 @@ def build(args):
         x = torch.randint(0, 10000, (args.batch, args.seq))
         y = torch.randint(0, 10, (args.batch,))
         return model, x, y
-    raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'])}, or FILE.onnx)")
+    if args.network in BERT:
+        if args.seq > 512:
+            raise SystemExit(f"torch_train: {args.network}: --seq {args.seq} exceeds its 512 positions")
+        model = BertClassifier(**BERT[args.network])
+        x = torch.randint(0, 30522, (args.batch, args.seq))
+        y = torch.randint(0, 2, (args.batch,))
+        return model, x, y
+    raise SystemExit(f"torch_train: unknown network '{args.network}' (known: {', '.join(sorted(VISION) + ['transformer_encoder'] + sorted(BERT))}, or FILE.onnx)")
 
 
 def input_dims(args, x):
     """A sample's dimensions as the results name them: a zoo CNN's image, a transformer's tokens,
     a file's input less its batch."""
-    return args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" else list(x.shape[1:])
+    return args.input if args.network in VISION else [args.seq] if args.network == "transformer_encoder" or args.network in BERT else list(x.shape[1:])
 
 
-def iteration(model, x, y, loss_fn, opt, inference, phase_end=None, accumulate=1):
+def iteration(model, x, y, loss_fn, opt, inference, phase_end=None, accumulate=1, precision=None):
     """One training iteration (or, with `inference`, one forward pass under no_grad), as every
     ground truth runs it; `phase_end`, where given, is called after the forward pass with its loss
     and after the backward pass. With `accumulate` K, forward and backward run K times on the
     batch before the one optimizer step, the gradients exchanged with the last (DDP's no_sync on
-    the others), as gradient accumulation runs."""
+    the others), as gradient accumulation runs. `precision` (a Precision) runs the forward passes
+    under autocast and scales the loss where fp16 needs it."""
+    autocast = precision.autocast if precision else contextlib.nullcontext
     if inference:
-        with torch.no_grad():
+        with torch.no_grad(), autocast():
             model(x)
         return
     # Gradients dropped, not zeroed: PyTorch 2's default (Debian's 1.13 still fills them with
@@ -113,17 +122,46 @@ def iteration(model, x, y, loss_fn, opt, inference, phase_end=None, accumulate=1
     for micro in range(accumulate):
         last = micro == accumulate - 1
         with (model.no_sync() if not last and hasattr(model, "no_sync") else contextlib.nullcontext()):
-            out = model(x)
-            if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
-                loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
-            else:
-                loss = loss_fn(out, y)
+            with autocast():
+                out = model(x)
+                if isinstance(out, tuple):  # Inception's main and auxiliary logits: both losses train
+                    loss = loss_fn(out[0], y) + 0.4 * loss_fn(out[1], y)
+                else:
+                    loss = loss_fn(out, y)
             if phase_end and last:
                 phase_end()
+            if precision and precision.scaler:
+                loss = precision.scaler.scale(loss)
             loss.backward()  # under DDP, the last with the gradient all-reduces it waits for
     if phase_end:
         phase_end()
-    opt.step()
+    if precision and precision.scaler:
+        precision.scaler.step(opt)  # unscales, checks for overflow, steps
+        precision.scaler.update()
+    else:
+        opt.step()
+
+
+class Precision:
+    """How a run computes, as dnnperf's --dtype names it. fp32: PyTorch's defaults (on a GPU, TF32
+    for cuDNN's convolutions, not for matrix products); tf32: TF32 for both; fp16 and bf16: the
+    forward passes under torch.autocast (weights and gradients stay fp32, each op casts its
+    inputs), fp16's loss scaled by a GradScaler on a GPU."""
+
+    def __init__(self, dtype, device):
+        self.dtype = dtype
+        self.scaler = None
+        half = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(dtype)
+        cuda = str(device).startswith("cuda")
+        if cuda:
+            torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
+            torch.backends.cudnn.allow_tf32 = dtype != "fp32" or torch.backends.cudnn.allow_tf32
+        if half is not None:
+            self.autocast = lambda: torch.autocast("cuda" if cuda else "cpu", dtype=half)
+            if dtype == "fp16" and cuda:
+                self.scaler = torch.cuda.amp.GradScaler()
+        else:
+            self.autocast = contextlib.nullcontext
 
 
 def read_reference(path):
@@ -178,6 +216,7 @@ def run(rank, args, result_path):
         model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank] if cuda else None)
     loss_fn = torch.nn.CrossEntropyLoss()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    precision = Precision(args.dtype, device)
 
     def sync():
         if cuda:
@@ -188,7 +227,7 @@ def run(rank, args, result_path):
         def mark():
             sync()
             marks.append(time.perf_counter())
-        iteration(model, x, y, loss_fn, opt, args.inference, mark if marks is not None else None, args.accumulate)
+        iteration(model, x, y, loss_fn, opt, args.inference, mark if marks is not None else None, args.accumulate, precision)
 
     def slowest(values):
         """Per value, the largest over the ranks: a data-parallel phase lasts as long as its slowest rank."""
@@ -237,7 +276,7 @@ def run(rank, args, result_path):
                "host_median_s": statistics.median(hosts) if cuda else None,
                "phases": {name: {"median_s": statistics.median(v), "min_s": min(v), "samples_s": v} for name, v in phases.items()}
                if timed_phases else None,
-               "accumulate": args.accumulate,
+               "accumulate": args.accumulate, "dtype": args.dtype,
                "allocator": allocator.describe(),
                "torch": torch.__version__, "threads": torch.get_num_threads(), "host": socket.gethostname(), "cpu": machine.cpu(), "device": args.device,
                "gpu": torch.cuda.get_device_name(device) if cuda else None,
@@ -277,6 +316,8 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--inference", action="store_true")
     p.add_argument("--accumulate", type=int, default=1, help="micro-batches of --batch per optimizer step (gradient accumulation)")
+    p.add_argument("--dtype", default="fp32", choices=["fp32", "tf32", "fp16", "bf16"],
+                   help="fp32 (PyTorch's defaults), tf32, or fp16/bf16 mixed precision under autocast")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="cuda: one GPU per process, DDP over NCCL")
     p.add_argument("--port", type=int, default=0, help="rendezvous port for DDP (default: a free one)")
     p.add_argument("--reference", help="JSON list of kernels to time before and after the iterations (the machine's speed during the run)")
@@ -288,6 +329,8 @@ def main():
         raise SystemExit("torch_train: --batch, --procs, --iterations and --accumulate must be positive")
     if args.inference and args.accumulate != 1:
         raise SystemExit("torch_train: --accumulate applies to training, not --inference")
+    if args.device == "cpu" and args.dtype in ("fp16", "tf32"):
+        raise SystemExit(f"torch_train: --dtype {args.dtype} needs --device cuda (a CPU's autocast runs bf16)")
     if args.device == "cuda" and (not torch.cuda.is_available() or torch.cuda.device_count() < args.procs):
         raise SystemExit(f"torch_train: --device cuda needs {args.procs} GPU(s); PyTorch sees {torch.cuda.device_count() if torch.cuda.is_available() else 0}")
     if args.procs > 1:

@@ -31,10 +31,10 @@ nlohmann::json read_json(const std::string& path) {
 
 }  // namespace
 
-std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference, int accumulate) {
+std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference, int accumulate, const std::string& dtype) {
   const std::string name = is_network_file(network) ? std::filesystem::path(network).filename().string() : network;
   return name + "_b" + std::to_string(batch) + "_p" + std::to_string(procs) + (accumulate > 1 ? "_a" + std::to_string(accumulate) : "") +
-         (inference ? "_inference" : "_train");
+         (dtype != "fp32" ? "_" + dtype : "") + (inference ? "_inference" : "_train");
 }
 
 bool is_network_file(const std::string& network) { return network.ends_with(".json") || network.ends_with(".onnx"); }

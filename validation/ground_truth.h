@@ -18,8 +18,10 @@
 namespace dnnperf {
 
 /// The file stem a case's runs are kept under (DIR/<stem>_run0.json, _run1.json): a zoo name as
-/// it is, a network file by its file name; training with gradient accumulation adds _a<K>.
-std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference, int accumulate = 1);
+/// it is, a network file by its file name; training with gradient accumulation adds _a<K>, a
+/// precision other than fp32 its name (_bf16).
+std::string case_stem(const std::string& network, std::int64_t batch, int procs, bool inference, int accumulate = 1,
+                      const std::string& dtype = "fp32");
 
 
 /// A network given as a file (.json, .onnx) rather than a zoo name.

@@ -161,7 +161,7 @@ std::vector<std::int64_t> case_input(const ValidateOptions& o, const std::string
 /// the case predicted.
 StepTimes kept_run(const ValidateOptions& o, const std::string& dir, const std::string& network, std::int64_t batch, int procs, int run) {
   StepTimes m;
-  const std::string path = dir + "/" + case_stem(network, batch, procs, o.inference, o.accumulate) + "_run" + std::to_string(run) + ".json";
+  const std::string path = dir + "/" + case_stem(network, batch, procs, o.inference, o.accumulate, o.dtype) + "_run" + std::to_string(run) + ".json";
   if (!std::filesystem::exists(path)) {
     m.error = path + ": no measurement for this case";
     return m;
@@ -178,6 +178,10 @@ StepTimes kept_run(const ValidateOptions& o, const std::string& dir, const std::
     differs("batch_per_process", batch, "--batch");
     differs("procs", procs, "--procs");
     differs("inference", o.inference, "--inference");
+    if (m.ok && j.value("dtype", std::string("fp32")) != o.dtype) {
+      m.ok = false;
+      m.error = path + ": measured in " + j.value("dtype", std::string("fp32")) + ", predicted in " + o.dtype + " (--dtype)";
+    }
     if (m.ok && j.value("accumulate", 1) != o.accumulate) {
       m.ok = false;
       m.error = path + ": measured with " + std::to_string(j.value("accumulate", 1)) + " micro-batches a step, predicted with " +
@@ -201,6 +205,7 @@ StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std
                               std::to_string(o.input.size() > 1 ? o.input[1] : o.input[0]) + " --seq " + std::to_string(o.sequence) +
                               " --iterations " + std::to_string(o.iterations) + (o.inference ? " --inference" : "") +
                               (o.accumulate > 1 ? " --accumulate " + std::to_string(o.accumulate) : "") +
+                              (o.dtype != "fp32" ? " --dtype " + o.dtype : "") +
                               (o.reference_list.empty() ? std::string() : " --reference '" + o.reference_list + "'") + " -o '" + out + "' 2>&1";
   StepTimes m;
   std::string output;
@@ -227,7 +232,7 @@ StepTimes ground_truth(const ValidateOptions& o, const std::string& network, std
   }
   if (!o.save_measured.empty()) {
     std::filesystem::create_directories(o.save_measured);
-    const std::string kept = o.save_measured + "/" + case_stem(network, batch, procs, o.inference, o.accumulate) + "_run" + std::to_string(run) + ".json";
+    const std::string kept = o.save_measured + "/" + case_stem(network, batch, procs, o.inference, o.accumulate, o.dtype) + "_run" + std::to_string(run) + ".json";
     std::filesystem::copy_file(out, kept, std::filesystem::copy_options::overwrite_existing);
   }
   std::filesystem::remove(out);
@@ -274,6 +279,9 @@ void draw_plot(std::ostream& notes, const nlohmann::json& result, const std::str
 void validate(std::ostream& out, std::ostream& notes, ValidateOptions o) {
   if (o.networks.empty() || o.batches.empty()) throw InputError("--networks and --batch are required");
   if (o.inference && o.accumulate != 1) throw InputError("--accumulate applies to training, not --inference");
+  const std::optional<Precision> precision = parse_precision(o.dtype);
+  if (!precision || *precision == Precision::fp8)
+    throw InputError("--dtype: '" + o.dtype + "' is not one a ground-truth run takes (fp32, tf32, fp16 or bf16)");
   const HardwareProfile hw = find_hardware_profile(o.hardware);
   nlohmann::json cases = nlohmann::json::array();
   // The references every run times beside its iterations, written once for all runs.
@@ -325,11 +333,13 @@ void validate(std::ostream& out, std::ostream& notes, ValidateOptions o) {
         progress.clear();
         nlohmann::json c = {{"network", network}, {"batch", batch}, {"procs", procs}, {"inference", o.inference}};
         if (o.accumulate > 1) c["accumulate"] = o.accumulate;
+        if (o.dtype != "fp32") c["dtype"] = o.dtype;
         try {
           const Graph g = load_network(network, case_load_options(network, batch, o.inference, case_input(o, network)));
           RunConfig config;
           config.inference = o.inference;
           config.accumulation_steps = o.accumulate;
+          config.precision = *precision;
           config.plan.devices_per_node = procs;
           if (library_model) config.plan.allreduce_library = library;
           const Prediction p = predict(g, hw, config);
@@ -348,7 +358,7 @@ void validate(std::ostream& out, std::ostream& notes, ValidateOptions o) {
             b = kept_run(o, o.save_measured, network, batch, procs, 1);
           }
           const bool kept = o.resume && a.ok && b.ok;
-          if (o.resume && !kept && std::filesystem::exists(o.save_measured + "/" + case_stem(network, batch, procs, o.inference, o.accumulate) + "_run0.json"))
+          if (o.resume && !kept && std::filesystem::exists(o.save_measured + "/" + case_stem(network, batch, procs, o.inference, o.accumulate, o.dtype) + "_run0.json"))
             notes << "note: " << (a.ok ? b.error : a.error) << "; running the case again\n";
           if (!kept) {
             a = ground_truth(o, network, batch, procs, 0);

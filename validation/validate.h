@@ -24,6 +24,9 @@ struct ValidateOptions {
   /// Training runs of this many micro-batches per optimizer step (gradient accumulation; DDP's
   /// no_sync on all but the last), predicted and run alike.
   int accumulate = 1;
+  /// The precision predicted and run (dnnperf's --dtype: fp32, tf32, fp16 or bf16; the runs'
+  /// mixed precision is torch.autocast's).
+  std::string dtype = "fp32";
   bool json = false;
   std::string python = "/usr/bin/python3";
   /// Ground truth measured elsewhere (scripts/gpu_validate.sh): DIR/<case>_run0.json and _run1.json.

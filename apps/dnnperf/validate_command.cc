@@ -20,6 +20,8 @@ void add_validate_command(CLI::App& app) {
   c->add_option("--seq", o->sequence, "tokens per sample for transformers")->capture_default_str()->check(positive());
   c->add_option("--iterations", o->iterations, "timed iterations per run (two runs per case)")->capture_default_str()->check(positive());
   c->add_flag("--inference", o->inference, "validate inference instead of training");
+  c->add_option("--dtype", o->dtype, "precision predicted and run: fp32 (PyTorch's defaults), tf32, or fp16/bf16 mixed precision (torch.autocast)")
+      ->capture_default_str();
   c->add_option("--accumulate", o->accumulate, "training runs of this many micro-batches per optimizer step (gradient accumulation), predicted and run alike")
       ->capture_default_str()
       ->check(positive());

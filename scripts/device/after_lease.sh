@@ -93,6 +93,14 @@ if present "$out/torch.json" && [ -d "$lease/validation/measured" ]; then
     run "validate Inception-v3 at 299x299" "$out/validate_inception299.txt" -- \
       "$dnnperf" validate --hardware "$out/torch.json" --networks inception_v3 --batch "$batches" --input 299,299 --measured "$lease/validation/measured"
   fi
+  # Other precisions' training cases (gpu_validate.sh DTYPES: NETWORK_bB_pP_DTYPE_train_runR.json).
+  for dt in tf32 fp16 bf16; do
+    nets=$(ls "$lease/validation/measured" | sed -n "s/_b[0-9]*_p[0-9]*_${dt}_train_run[0-9]*\.json\$//p" | sort -u | paste -sd, -)
+    [ -n "$nets" ] || continue
+    bs=$(ls "$lease/validation/measured" | sed -n "s/.*_b\([0-9]*\)_p[0-9]*_${dt}_train_run.*/\1/p" | sort -un | paste -sd, -)
+    run "validate $dt training ($nets; batch $bs)" "$out/validate_$dt.txt" -- \
+      "$dnnperf" validate --hardware "$out/torch.json" --networks "$nets" --batch "$bs" --input 224,224 --seq 128 --dtype "$dt" --measured "$lease/validation/measured"
+  done
 else
   echo "skip   validate: no fitted PyTorch profile or no ground truth in the lease"
 fi

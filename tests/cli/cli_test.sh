@@ -51,6 +51,8 @@ check predict_accumulate_mp 1 '--accumulate does not apply to a model-parallel p
 check predict_fused_mp 1 "--fused-optimizer does not apply to a model-parallel plan.*Megatron-LM's Adam is fused already" -- "$bin" predict -n gpt2 --hardware a100 --tp 2 --global-batch 16 --fused-optimizer
 check validate_accumulate 0 'resnet18 +4 +2 +[0-9.]+ .*MAPE [0-9.]+%, .* over 1 cases' -- bash -c "'$bin' validate --hardware '$src/data/hardware/calibrated/cpu-vm-2core-family25.json' --networks resnet18 --batch 4 --input 64 --procs 2 --accumulate 4 --measured '$src/data/measurements/cpu-vm-2core-family25/accumulate/k4' | tr '\\n' ' '"
 check validate_accumulate_other 1 'resnet18_b4_p2_a2_train_run0.json: no measurement for this case' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --procs 2 --accumulate 2 --measured "$src/data/measurements/cpu-vm-2core-family25/accumulate/k4"
+check validate_dtype_other 1 'resnet18_b4_p2_a4_bf16_train_run0.json: no measurement for this case' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --procs 2 --accumulate 4 --dtype bf16 --measured "$src/data/measurements/cpu-vm-2core-family25/accumulate/k4"
+check validate_dtype_bad 1 "--dtype: 'fp8' is not one a ground-truth run takes" -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --dtype fp8 --measured "$src/data/measurements/cpu-vm-2core-family25/accumulate/k4"
 check validate_accumulate_inference 1 '--accumulate applies to training, not --inference' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --accumulate 2 --inference --measured "$src/data/measurements/cpu-vm-2core-family25/accumulate/k4"
 check scale_strong_micro 0 '^ +2 +16 +256 x 16 ' -- "$bin" scale -n bert-large --seq 128 --hardware a100 --dtype fp16 --optimizer lamb --fused-optimizer -b 65536 --scaling strong --accumulate 32 --nodes 1,2 --sync end
 check scale_strong_accumulate 1 'global batch 8192 does not divide over 8 devices \(1 nodes x 8\) x 3 micro-batches' -- "$bin" scale -n resnet50 --hardware a100 -b 8192 --nodes 1,2 --scaling strong --accumulate 3
@@ -238,6 +240,9 @@ out=$("$bin" predict --help; "$bin" scale --help; "$bin" search --help; "$bin" b
 long=$(awk 'length > 100' <<<"$out" | head -3)
 [ -z "$long" ] && echo "ok   help_wrapped" || { echo "FAIL help_wrapped: $long"; fail=1; }
 rm -rf "$tmp"
+# A kept run whose file says another precision than its name: refused, naming both.
+mkdir -p "$tmp/dtype" && for r in 0 1; do cp "$src/data/measurements/cpu-vm-2core-family25/accumulate/k4/resnet18_b4_p2_a4_train_run$r.json" "$tmp/dtype/resnet18_b4_p2_a4_bf16_train_run$r.json"; done
+check validate_dtype_mismatch 1 'measured in fp32, predicted in bf16 \(--dtype\)' -- "$bin" validate --hardware cpu --networks resnet18 --batch 4 --input 64 --procs 2 --accumulate 4 --dtype bf16 --measured "$tmp/dtype"
 # DNNPERF_CLI_QUICK: the output and bad-input checks above only (ctest cli_bad_input, the fast
 # tests the sanitized build runs); fits, calibrations and validations follow.
 [ -n "${DNNPERF_CLI_QUICK:-}" ] && exit $fail
