@@ -109,6 +109,7 @@ def time_whole_steps(args, network, run):
     ground_truth.network = network
     ground_truth.__dict__.pop("network_name", None)
     ground_truth.procs, ground_truth.device, ground_truth.reference_kernels = 1, "cpu", None
+    ground_truth.accumulate, ground_truth.dtype = 1, "fp32"  # one micro-batch a step, PyTorch's defaults: validate's
     torch_train.run(0, ground_truth, run_file(args, network, run))
 
 
