@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dnnperf_py.published import dnnperf_json, load_rows  # noqa: E402
+from dnnperf_py.published import dnnperf_json, load_rows, run_flags  # noqa: E402
 SHORT_NAMES = {"v100": "v100-sxm2-32gb.json", "a100": "a100-sxm4-80gb.json", "h100": "h100-sxm5-80gb.json", "h200": "h200-sxm-141gb.json"}
 
 
@@ -29,14 +29,8 @@ def predict(dnnperf, case, hardware):
     per_node = min(gpus, 8)
     cmd = [dnnperf, "predict", "-n", case["network"], "--hardware", hardware, "-b", str(case["batch"]),
            "--dtype", case["dtype"], "--gpus-per-node", str(per_node), "--nodes", str(gpus // per_node), "--json"]
-    if case.get("seq") is not None:
-        cmd += ["--seq", str(case["seq"])]
-    if case.get("optimizer"):
-        cmd += ["--optimizer", case["optimizer"]]
-    if case.get("fused_optimizer"):
-        cmd += ["--fused-optimizer"]
-    if case.get("accumulate", 1) > 1:  # throughput over a whole optimizer step of that many micro-batches
-        cmd += ["--accumulate", str(case["accumulate"])]
+    # A case with "accumulate": throughput over a whole optimizer step of that many micro-batches.
+    cmd += run_flags(case, case.get("accumulate", 1))
     if case.get("inference"):
         cmd += ["--inference"]
     p = dnnperf_json(cmd)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dnnperf_py.published import dnnperf_json, load_rows  # noqa: E402
+from dnnperf_py.published import dnnperf_json, load_rows, run_flags  # noqa: E402
 
 
 def predict(dnnperf, study, network, gpus, accumulate=1):
@@ -26,16 +26,7 @@ def predict(dnnperf, study, network, gpus, accumulate=1):
     run = study.get("run", {})
     cmd = [dnnperf, "predict", "-n", network, "--hardware", study["hardware"], "-b", str(study["batch"]), "--dtype", study["dtype"],
            "--gpus-per-node", str(per_node), "--nodes", str(gpus // per_node), "--json"]
-    if "seq" in study:
-        cmd += ["--seq", str(study["seq"])]
-    for key, option in (("allreduce", "--allreduce"), ("bucket_mib", "--bucket-mib"), ("sync", "--sync"), ("optimizer", "--optimizer")):
-        if key in run:
-            cmd += [option, str(run[key])]
-    if run.get("fused_optimizer"):
-        cmd.append("--fused-optimizer")
-    if accumulate > 1:
-        cmd += ["--accumulate", str(accumulate)]
-    return dnnperf_json(cmd)
+    return dnnperf_json(cmd + run_flags({"seq": study.get("seq"), **run}, accumulate))
 
 
 def accumulation(study):

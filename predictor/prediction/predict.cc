@@ -405,6 +405,7 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
 
   // With gradient accumulation, forward and backward run once per micro-batch, the update once.
   const auto runs = [&](const Kernel& k) { return k.phase == Phase::update ? 1.0 : static_cast<double>(micro_batches); };
+  double waiting = 0;  // over the step's micro-batches
   for (std::size_t i = 0; i < step.kernels.size(); ++i) {
     const Kernel& k = step.kernels[i];
     const double n = runs(k);
@@ -422,14 +423,11 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
       load.waiting_s += n * step.waiting_seconds[i];
       load.kernels_s += n * (step.seconds[i] - step.waiting_seconds[i]);
       p.host_dispatch_s += n * step.host_seconds[i];
+      waiting += n * step.waiting_seconds[i];
     }
   }
   p.memory = estimate_memory(graph, hw, config);
-  p.device_waiting_s = step.device_waiting_s;
-  if (micro_batches > 1) {
-    p.device_waiting_s = 0;
-    for (std::size_t i = 0; i < step.waiting_seconds.size(); ++i) p.device_waiting_s += runs(step.kernels[i]) * step.waiting_seconds[i];
-  }
+  p.device_waiting_s = micro_batches > 1 ? waiting : step.device_waiting_s;
 
   if (config.inference) {
     p.compute_s = p.forward_s;

@@ -29,3 +29,21 @@ def dnnperf_json(cmd, refused_ok=False):
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
     return json.loads(out.stdout)
+
+
+# A published run's settings and the `dnnperf predict` options that say them.
+RUN_OPTIONS = (("seq", "--seq"), ("optimizer", "--optimizer"), ("allreduce", "--allreduce"), ("bucket_mib", "--bucket-mib"), ("sync", "--sync"))
+
+
+def run_flags(settings, accumulate=1):
+    """The `dnnperf predict` options of a run's `settings` (seq, optimizer, fused_optimizer,
+    allreduce, bucket_mib, sync: those it gives) and its `accumulate` micro-batches a step."""
+    flags = []
+    for key, option in RUN_OPTIONS:
+        if settings.get(key) is not None:
+            flags += [option, str(settings[key])]
+    if settings.get("fused_optimizer"):
+        flags.append("--fused-optimizer")
+    if accumulate > 1:
+        flags += ["--accumulate", str(accumulate)]
+    return flags
