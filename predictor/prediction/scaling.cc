@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "core/common/error.h"
 #include "core/common/text_lists.h"
@@ -78,6 +79,8 @@ std::vector<ScalePoint> scale(const std::function<Graph(std::int64_t)>& build, c
       if (per_step > micro && per_step % micro != 0)
         refuse(" into micro-batches of " + std::to_string(micro) + " (the first point's)");
       per_device = std::min(per_step, micro);
+      if (per_step / per_device > std::numeric_limits<int>::max())
+        refuse(" into at most " + std::to_string(std::numeric_limits<int>::max()) + " micro-batches of " + std::to_string(micro));
       config.accumulation_steps = static_cast<int>(per_step / per_device);
     }
     if (!graph || per_device != priced_batch) {  // weak scaling prices the step once
