@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <numbers>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/common/error.h"
 #include "core/common/json_reader.h"
@@ -153,6 +155,8 @@ DeviceSpec read_device(const json& j, const std::string& where) {
   d.sync_wait = read_process_factors(r, "sync_wait", 1.0);
   d.step_jitter = r.real("step_jitter", 0.0);
   if (!(d.step_jitter >= 0 && d.step_jitter < 1)) r.fail("step_jitter", "must be a relative spread in [0, 1)");
+  d.speed_spread = r.real("speed_spread", 0.0);
+  if (!(d.speed_spread >= 0 && d.speed_spread < 1)) r.fail("speed_spread", "must be a relative spread in [0, 1)");
   if (r.has("overlap_slowdown")) {
     d.overlap_slowdown = r.real("overlap_slowdown", std::nullopt);
     if (!(*d.overlap_slowdown >= 0 && *d.overlap_slowdown < 1)) r.fail("overlap_slowdown", "must be a fraction in [0, 1)");
@@ -444,6 +448,13 @@ double straggler_factor(const ClusterSpec& c, int nodes) {
 
 double expected_maximum_of_normals(int n) {
   if (n <= 1) return 0.0;
+  // Remembered per n: a plan search asks for the same few counts thousands of times.
+  static std::mutex mutex;
+  static std::unordered_map<int, double> known;
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = known.find(n); it != known.end()) return it->second;
+  }
   // E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by Simpson's rule; the integrand's mass
   // lies within a few units of sqrt(2 ln n) (under 5 for a million ranks), well inside [-12, 12].
   constexpr int kIntervals = 4800;
@@ -455,18 +466,29 @@ double expected_maximum_of_normals(int n) {
   };
   double sum = f(kFrom) + f(kTo);
   for (int i = 1; i < kIntervals; ++i) sum += (i % 2 ? 4 : 2) * f(kFrom + i * kH);
-  return sum * kH / 3;
+  const double value = sum * kH / 3;
+  const std::lock_guard lock(mutex);
+  known.emplace(n, value);
+  return value;
 }
 
-double sync_wait_factor(const DeviceSpec& d, int ranks) {
+double sync_wait_factor(const DeviceSpec& d, int ranks, std::int64_t micro_batches) {
   if (ranks <= 1) return 1.0;
-  if (d.sync_wait.empty()) return 1 + d.step_jitter * expected_maximum_of_normals(ranks);
+  const double k = static_cast<double>(std::max<std::int64_t>(1, micro_batches));
+  if (d.sync_wait.empty()) {
+    const double spread = std::sqrt(d.speed_spread * d.speed_spread + d.step_jitter * d.step_jitter / k);
+    return 1 + spread * expected_maximum_of_normals(ranks);
+  }
   const auto& [largest, factor] = *d.sync_wait.rbegin();
-  if (ranks <= largest) return interpolated(d.sync_wait, ranks);
-  // Beyond the measured counts: ranks whose steps wander independently with the spread the
-  // largest measurement implies, the step lasting as long as the slowest.
-  const double spread = (factor - 1) / expected_maximum_of_normals(largest);
-  return 1 + spread * expected_maximum_of_normals(ranks);
+  double wander = 0;
+  if (ranks <= largest) {
+    wander = interpolated(d.sync_wait, ranks) - 1;
+  } else {
+    // Beyond the measured counts: ranks whose steps wander independently with the spread the
+    // largest measurement implies, the step lasting as long as the slowest.
+    wander = (factor - 1) / expected_maximum_of_normals(largest) * expected_maximum_of_normals(ranks);
+  }
+  return 1 + wander / std::sqrt(k);
 }
 
 std::string_view math_mode_name(MathMode mode) {

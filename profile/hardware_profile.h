@@ -117,9 +117,12 @@ struct DeviceSpec {
   /// Beyond the measured counts, see sync_wait_factor().
   std::map<int, double> sync_wait;
   /// Where no sync_wait is measured (a datasheet profile): the relative spread of one rank's step
-  /// time from step to step, the ranks taken to wander independently, so that N ranks wait
-  /// 1 + step_jitter E[max of N] for the slowest (sync_wait_factor()). 0: no wait.
+  /// time from step to step, the ranks taken to wander independently (sync_wait_factor()). 0: none.
   double step_jitter = 0;
+  /// Where no sync_wait is measured: the relative spread of the devices' own speeds across a
+  /// cluster of one model (manufacturing and power management: persistent, the same device slow
+  /// in every step, so no number of micro-batches averages it out; sync_wait_factor()). 0: none.
+  double speed_spread = 0;
   /// The fraction by which a kernel slows while a collective runs beside it: the collective's
   /// kernels hold SMs (NCCL runs each channel as a thread block for the collective's duration).
   /// Unset: overlap_slowdown() derives it from the datasheet.
@@ -172,13 +175,16 @@ double co_run_factor(const DeviceSpec& device, int processes);
 /// with none measured.
 double ddp_step_overhead_seconds(const DeviceSpec& device, int ranks);
 
-/// The wait for the slowest of `ranks` data-parallel ranks, as a factor on a step's computation:
-/// the measured one, linear between measured counts (and from 1 at one rank); beyond the largest
-/// measured count P, ranks are taken to wander independently and normally, with the relative
-/// spread s that P's factor implies (w_P = 1 + s E[max of P]), so w_N = 1 + s E[max of N]: the
-/// wait grows as sqrt(2 ln N), to about 4.9 s at a million ranks. With none measured,
-/// 1 + step_jitter E[max of N] (1 without a step_jitter either).
-double sync_wait_factor(const DeviceSpec& device, int ranks);
+/// The wait for the slowest of `ranks` ranks that meet once every `micro_batches` micro-batches,
+/// as a factor on the computation between meetings. Measured (sync_wait): the factor w at that
+/// count, linear between measured counts (and from 1 at one rank); beyond the largest measured
+/// count P, ranks are taken to wander independently and normally, with the relative spread s that
+/// P's factor implies (w_P = 1 + s E[max of P]), so w_N = 1 + s E[max of N], growing as
+/// sqrt(2 ln N), to about 4.9 s at a million ranks; over K micro-batches the wander averages as
+/// 1 + (w - 1) / sqrt(K). With none measured, a rank's time over K micro-batches spreads by
+/// sqrt(speed_spread^2 + step_jitter^2 / K) (its persistent speed and its per-micro-batch
+/// wander, independent), so the slowest of N takes 1 + E[max of N] times that (1 with neither).
+double sync_wait_factor(const DeviceSpec& device, int ranks, std::int64_t micro_batches = 1);
 
 /// E[max of n independent standard normal variables]: 0 for one, 0.564 for two, 1.029 for four,
 /// 3.241 for a thousand (exact to 1e-6 for n up to a million).

@@ -70,6 +70,7 @@ json device_to_json(const DeviceSpec& d) {
   if (!d.co_run_slowdown.empty()) j["co_run_slowdown"] = per_key(d.co_run_slowdown);
   if (!d.sync_wait.empty()) j["sync_wait"] = per_key(d.sync_wait);
   if (d.step_jitter > 0) j["step_jitter"] = d.step_jitter;
+  if (d.speed_spread > 0) j["speed_spread"] = d.speed_spread;
   if (d.overlap_slowdown) j["overlap_slowdown"] = *d.overlap_slowdown;
   if (!d.ddp_step_overhead_s.empty()) j["ddp_step_overhead_s"] = per_key(d.ddp_step_overhead_s);
   if (!d.host_dispatch_s.empty()) j["host_dispatch_s"] = per_key(d.host_dispatch_s);

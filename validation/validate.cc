@@ -503,7 +503,7 @@ void validate(std::ostream& out, std::ostream& notes, ValidateOptions o) {
                 << fixed(g["noise_floor_percent"]["mean"], 1) << "%\n";
   if (const int most = *std::max_element(o.procs.begin(), o.procs.end()); most > 1 && !errors.empty())
     out << "data-parallel cases: every kernel at " << fixed(co_run_factor(hw.device, most), 3) << "x (ranks sharing the node, device.co_run_slowdown), "
-              << "the computation at " << fixed(o.inference ? 1.0 : sync_wait_factor(hw.device, most), 3)
+              << "the computation at " << fixed(o.inference ? 1.0 : sync_wait_factor(hw.device, most, o.accumulate), 3)
               << "x (waiting for the slowest rank every step, device.sync_wait)"
               << (o.inference ? "" : ", and DDP's own " + fixed(1e3 * ddp_step_overhead_seconds(hw.device, most), 2) + " ms per step (device.ddp_step_overhead_s)")
               << " at " << most << " processes; 1 (none) where not measured\n";

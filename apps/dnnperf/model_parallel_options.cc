@@ -151,6 +151,7 @@ nlohmann::json model_parallel_json(const ModelParallelPrediction& p) {
           {"model_tflops_per_gpu", p.model_tflops_per_gpu},
           {"hardware_tflops_per_gpu", p.hardware_tflops_per_gpu},
           {"mfu", p.mfu},
+          {"sync_wait", p.sync_wait},
           {"breakdown",
            {{"compute_s", b.compute_s},
             {"recompute_s", b.recompute_s},
@@ -193,6 +194,9 @@ void print_model_parallel(std::ostream& out, const ModelParallelPrediction& p) {
   if (b.pp_comm_s > 0) out << ", pipeline sends " << seconds(b.pp_comm_s);
   out << ", bubble " << seconds(b.bubble_s) << ", data-parallel exposed "
       << seconds(b.dp_comm_exposed_s) << " (of " << seconds(b.dp_comm_s) << "), optimizer " << seconds(b.optimizer_s) << "\n";
+  if (p.sync_wait != 1.0)
+    out << "waiting             compute and optimizer " << fixed(p.sync_wait, 3) << "x a GPU's own: every micro-batch waits for the slowest of "
+        << p.plan.gpus() << " GPUs (profile's step_jitter and speed_spread, or sync_wait)\n";
   out << "memory per GPU      weights " << gib(m.weights) << ", gradients " << gib(m.gradients) << ", optimizer " << gib(m.optimizer_state)
       << ", activations " << gib(m.activations) << ", workspace " << gib(m.workspace);
   if (m.fragmentation > 0) out << ", fragmentation " << gib(m.fragmentation);

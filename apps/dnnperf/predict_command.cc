@@ -47,7 +47,7 @@ void run_predict(const RunOptions& o, const ParallelOptions& parallel, bool summ
                 << " ranks share a node (profile's co_run_slowdown)\n";
     if (p.sync_wait != 1.0)
       std::cout << "waiting             the computation " << fixed(p.sync_wait, 3) << "x a rank's own: each step waits for the slowest of "
-                << p.devices << " ranks (profile's " << (hw.device.sync_wait.empty() ? "step_jitter" : "sync_wait")
+                << p.devices << " ranks (profile's " << (hw.device.sync_wait.empty() ? "step_jitter and speed_spread" : "sync_wait")
                 << (straggler_factor(hw.cluster, config.plan.nodes) != 1.0 ? ", and its persistent stragglers: cluster.straggler_share" : "") << ")\n";
   }
 }

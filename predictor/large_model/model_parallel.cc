@@ -45,15 +45,17 @@ struct PartTimes {
 
 enum class Bound { low, center, high };
 
-PartTimes part_times(const PartCost& c, const ModelParallelPlan& plan, double tp_slot, double all_to_all, Bound bound, bool is_layer) {
+// `wait` stretches the kernels for the slowest GPU of the plan (sync_wait_factor): every GPU
+// waits for it in the collectives and sends of each micro-batch.
+PartTimes part_times(const PartCost& c, const ModelParallelPlan& plan, double tp_slot, double all_to_all, Bound bound, bool is_layer, double wait) {
   const double t = plan.tp;
   const double sp = plan.sequence_parallel ? 1.0 - 1.0 / t : 0.0;
   const double f = bound == Bound::low ? c.forward_low_s : bound == Bound::high ? c.forward_high_s : c.forward_s;
   const double b = bound == Bound::low ? c.backward_low_s : bound == Bound::high ? c.backward_high_s : c.backward_s;
   const double scale_f = c.forward_s > 0 ? f / c.forward_s : 1.0, scale_b = c.backward_s > 0 ? b / c.backward_s : 1.0;
   PartTimes p;
-  p.forward = f - sp * c.replicated_forward_s * scale_f;
-  p.backward = b - sp * c.replicated_backward_s * scale_b;
+  p.forward = wait * (f - sp * c.replicated_forward_s * scale_f);
+  p.backward = wait * (b - sp * c.replicated_backward_s * scale_b);
   p.tp_forward = c.tp_collectives_forward * tp_slot;
   p.tp_backward = c.tp_collectives_backward * tp_slot;
   p.ep = c.dispatches * all_to_all;
@@ -63,7 +65,7 @@ PartTimes part_times(const PartCost& c, const ModelParallelPlan& plan, double tp
   switch (plan.recompute) {
     case Recompute::none: break;
     case Recompute::selective:
-      p.recompute = c.attention_core_s * scale_f;
+      p.recompute = wait * c.attention_core_s * scale_f;
       p.activation = saved - c.attention_core_bytes;
       break;
     case Recompute::full:
@@ -79,6 +81,7 @@ struct Evaluation {
   std::vector<double> parameters, experts;  // per stage's GPU
   std::vector<double> chunk_compute, chunk_recompute, chunk_tp, chunk_ep;  // per chunk, per micro-batch
   double transient = 0;                     // full recomputation: one layer's activations rebuilt at a time
+  double wait = 1;                          // the kernels' stretch for the slowest GPU (sync_wait_factor)
   double flops_recomputed = 0;              // per micro-batch per pipeline
 };
 
@@ -115,10 +118,14 @@ Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, cons
   const int dp_per_node = std::max(1, gpn / tp);
   const CommGroup ep_group = group_of(hw, plan.ep, dp_per_node, tp);
   const double all_to_all = plan.ep > 1 ? collective_seconds(Collective::all_to_all, parts.moe_layer.dispatch_bytes, ep_group) : 0.0;
-  const PartTimes dense = part_times(parts.dense_layer, plan, tp_slot, 0, bound, true);
-  const PartTimes moe = part_times(parts.moe_layer, plan, tp_slot, all_to_all, bound, true);
-  const PartTimes embed = part_times(parts.embedding, plan, tp_slot, 0, bound, false);
-  const PartTimes head = part_times(parts.head, plan, tp_slot, 0, bound, false);
+  // Every GPU of the plan meets the others within each micro-batch (tensor-parallel collectives,
+  // pipeline sends) and at the optimizer step, so the slowest of them paces all: its persistent
+  // speed in full, its wander averaged over the step's micro-batches.
+  const double wait = sync_wait_factor(hw.device, plan.gpus(), m);
+  const PartTimes dense = part_times(parts.dense_layer, plan, tp_slot, 0, bound, true, wait);
+  const PartTimes moe = part_times(parts.moe_layer, plan, tp_slot, all_to_all, bound, true, wait);
+  const PartTimes embed = part_times(parts.embedding, plan, tp_slot, 0, bound, false, wait);
+  const PartTimes head = part_times(parts.head, plan, tp_slot, 0, bound, false, wait);
   const CommGroup dp_group = group_of(hw, dp, dp_per_node, tp);
   const CommGroup expert_dp_group = group_of(hw, dp / plan.ep, std::max(1, dp_per_node / plan.ep), tp * plan.ep);
   const double weight_bytes = element_bytes(plan.precision) == 2 ? 2.0 : 4.0;
@@ -133,6 +140,7 @@ Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, cons
     return scatter + collective_seconds(Collective::all_gather, weight_bytes * params, g);
   };
   Evaluation e;
+  e.wait = wait;
   e.schedule.stages = p;
   e.schedule.virtual_stages = v;
   e.schedule.micro_batches = m;
@@ -194,7 +202,7 @@ Evaluation evaluate(const TransformerSpec& spec, const HardwareProfile& hw, cons
     const double dense_params = e.parameters[static_cast<std::size_t>(r)] - e.experts[static_cast<std::size_t>(r)];
     const double held = plan.zero >= 1 ? dense_params / dp + e.experts[static_cast<std::size_t>(r)] / (static_cast<double>(dp) / plan.ep)
                                        : e.parameters[static_cast<std::size_t>(r)];
-    e.schedule.optimizer_s[static_cast<std::size_t>(r)] = optimizer_step_seconds(hw, held, plan.precision);
+    e.schedule.optimizer_s[static_cast<std::size_t>(r)] = wait * optimizer_step_seconds(hw, held, plan.precision);
   }
   return e;
 }
@@ -269,6 +277,7 @@ ModelParallelPrediction ModelParallelEvaluator::predict(const ModelParallelPlan&
   out.micro_batches = plan.micro_batches();
   out.parameters = transformer_parameters(spec_).total;
   out.iteration_s = out.low_s = out.high_s = r.iteration_s;
+  out.sync_wait = e.wait;
   const bool bounded = stage_parts.dense_layer.forward_low_s != stage_parts.dense_layer.forward_s ||
                        stage_parts.dense_layer.backward_high_s != stage_parts.dense_layer.backward_s;
   if (bounded) {

@@ -56,6 +56,10 @@ struct ModelParallelPrediction {
     double dp_comm_s = 0;  // all of the data-parallel sync, hidden or not
     double optimizer_s = 0;
   } breakdown;
+  /// The factor on every GPU's kernels for waiting for the slowest of the plan's GPUs
+  /// (sync_wait_factor(): the profile's spread of device speeds and step jitter); the breakdown's
+  /// compute, recompute and optimizer times include it.
+  double sync_wait = 1;
   ModelParallelMemory memory;  // of the stage that needs the most
   std::int64_t parameters = 0;
   std::int64_t micro_batches = 0;

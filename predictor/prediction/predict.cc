@@ -383,13 +383,13 @@ Prediction simulate_step(const Graph& graph, const PricedStep& step, const Hardw
   p.layers.resize(graph.ops().size());
   for (std::size_t i = 0; i < graph.ops().size(); ++i) p.layers[i].op = static_cast<int>(i);
 
-  // Ranks that meet every training step wait for the slowest (DeviceSpec::sync_wait): the
-  // computation between meetings stretches, on every rank alike.
-  // Persistent stragglers (ClusterSpec::straggler_share) hold every step back the same way.
-  // Ranks meet once per optimizer step: over K micro-batches a rank's own wander averages out as
-  // 1 / sqrt(K) (micro-batches taken to wander independently); persistent stragglers do not.
-  const double wander = sync_wait_factor(hw.device, config.plan.data_parallel()) - 1;
-  const double wait = config.inference ? 1.0 : (1 + wander / std::sqrt(static_cast<double>(micro_batches))) * straggler_factor(hw.cluster, config.plan.nodes);
+  // Ranks that meet every training step wait for the slowest (sync_wait_factor): the computation
+  // between meetings stretches, on every rank alike. They meet once per optimizer step, so over K
+  // micro-batches a rank's own wander averages out; its device's persistent speed does not, nor
+  // do persistent stragglers (ClusterSpec::straggler_share).
+  const double wait = config.inference ? 1.0
+                                       : sync_wait_factor(hw.device, config.plan.data_parallel(), micro_batches) *
+                                             straggler_factor(hw.cluster, config.plan.nodes);
   std::array<std::vector<double>, 3> copies;  // only where there is a wait: a sweep simulates many plans
   const auto stretched = [wait](const std::vector<double>& times, std::vector<double>& copy) -> const std::vector<double>& {
     if (wait == 1.0) return times;

@@ -78,8 +78,8 @@ struct Prediction {
   /// same thread as the kernels. Zero otherwise.
   double framework_s = 0;
   /// The factor on the computation for waiting, each training step, for the slowest of the
-  /// data-parallel ranks (sync_wait_factor(); 1 without a measured DeviceSpec::sync_wait). The
-  /// phase and layer times above include it.
+  /// data-parallel ranks (sync_wait_factor(), with straggler_factor(); 1 where the profile
+  /// measures and assumes no wait). The phase and layer times above include it.
   double sync_wait = 1;
   std::vector<AllReduceCall> allreduces;
   /// DDP's own work per step beyond its all-reduces and copies (DeviceSpec::ddp_step_overhead_s),

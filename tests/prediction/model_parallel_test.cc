@@ -157,6 +157,28 @@ TEST_CASE("A model-parallel prediction adds up and scales as it should", "[model
   CHECK(evaluator.priced_parts() == 1);
 }
 
+TEST_CASE("Every GPU of a plan waits for the slowest of them; a device's own speed does not average out", "[model_parallel]") {
+  const TransformerSpec gpt = *zoo_transformer_spec("megatron-22b");
+  ModelParallelPlan plan;
+  plan.nodes = 4, plan.tp = 8, plan.pp = 2, plan.micro_batch = 1, plan.global_batch = 64;
+  HardwareProfile even = a100(), spread = a100();
+  even.device.speed_spread = even.device.step_jitter = 0;
+  spread.device.speed_spread = 0.02, spread.device.step_jitter = 0;
+  const ModelParallelPrediction a = predict_model_parallel(gpt, even, plan);
+  const ModelParallelPrediction b = predict_model_parallel(gpt, spread, plan);
+  CHECK(a.sync_wait == 1.0);
+  CHECK(b.sync_wait == Approx(1 + 0.02 * expected_maximum_of_normals(32)));
+  // The kernels and the optimizer step stretch by it; the collectives do not.
+  CHECK(b.breakdown.compute_s == Approx(b.sync_wait * a.breakdown.compute_s));
+  CHECK(b.breakdown.optimizer_s == Approx(b.sync_wait * a.breakdown.optimizer_s));
+  CHECK(b.breakdown.tp_comm_s == Approx(a.breakdown.tp_comm_s));
+  CHECK(b.iteration_s > a.iteration_s);
+  CHECK(b.iteration_s < b.sync_wait * a.iteration_s);
+  // Twice the GPUs: a slower slowest.
+  plan.nodes = 8;
+  CHECK(predict_model_parallel(gpt, spread, plan).sync_wait > b.sync_wait);
+}
+
 TEST_CASE("The search's bound-pruned best equals brute force", "[model_parallel][search]") {
   ModelParallelEvaluator evaluator(*zoo_transformer_spec("megatron-22b"), a100());
   PlanSearchSpace space;

@@ -117,19 +117,22 @@ TEST_CASE("A network without parameters scales linearly under weak scaling, but 
     for (int i = 0; i < 4; ++i) x = b.relu(x, "relu" + std::to_string(i));
     return std::move(b).finish();
   };
-  // The datasheet's step jitter: each point waits for the slowest of its ranks and no more.
+  // The datasheet's step jitter and spread of speeds: each point waits for the slowest of its
+  // ranks and no more.
   const auto points = scale(build, hw, on(1, 8), 64, parse_node_counts("1..1024"), Scaling::weak);
   REQUIRE(points.size() == 11);
   REQUIRE(hw.device.step_jitter > 0);
-  const double first = 1 + hw.device.step_jitter * expected_maximum_of_normals(8);
+  REQUIRE(hw.device.speed_spread > 0);
+  const double spread = std::hypot(hw.device.step_jitter, hw.device.speed_spread);
+  const double first = 1 + spread * expected_maximum_of_normals(8);
   for (const ScalePoint& p : points) {
-    const double wait = 1 + hw.device.step_jitter * expected_maximum_of_normals(8 * p.nodes);
+    const double wait = 1 + spread * expected_maximum_of_normals(8 * p.nodes);
     CHECK(p.prediction.sync_wait == Approx(wait));
     CHECK(p.efficiency == Approx(first / wait));
   }
   CHECK(points.back().efficiency < points.front().efficiency);
-  // Without it, linear.
-  hw.device.step_jitter = 0;
+  // Without them, linear.
+  hw.device.step_jitter = hw.device.speed_spread = 0;
   for (const ScalePoint& p : scale(build, hw, on(1, 8), 64, parse_node_counts("1..1024"), Scaling::weak)) {
     CHECK(p.efficiency == Approx(1.0));
     CHECK(p.speedup == Approx(p.nodes));
@@ -205,7 +208,7 @@ TEST_CASE("GPT-3 175B does not fit one A100 and the shortfall says by how much",
 
 TEST_CASE("Gradient accumulation runs forward and backward per micro-batch and exchanges gradients once", "[prediction]") {
   HardwareProfile hw = find_hardware_profile("a100");
-  hw.device.step_jitter = 0;  // no wait for the slowest rank: the test below holds it
+  hw.device.step_jitter = hw.device.speed_spread = 0;  // no wait for the slowest rank: the test below holds it
   hw.device.sync_wait.clear();
   const Graph g = network("resnet50", 32);
   for (const GradientSync sync : {GradientSync::bucketed, GradientSync::at_end}) {
@@ -254,6 +257,7 @@ TEST_CASE("On a CPU, the framework's work per op is paid by every micro-batch, t
 TEST_CASE("Ranks meeting once per K micro-batches wait for the slowest 1/sqrt(K) as long", "[prediction]") {
   HardwareProfile hw = find_hardware_profile("a100");
   hw.device.step_jitter = 0.02;
+  hw.device.speed_spread = 0;
   hw.device.sync_wait.clear();
   RunConfig one = on(16, 8);
   RunConfig nine = one;
@@ -263,6 +267,13 @@ TEST_CASE("Ranks meeting once per K micro-batches wait for the slowest 1/sqrt(K)
   const Prediction b = predict(g, hw, nine);
   REQUIRE(a.sync_wait > 1.02);
   CHECK(b.sync_wait - 1 == Approx((a.sync_wait - 1) / 3));
+  // A slow device is slow in every micro-batch: its share of the wait stays.
+  hw.device.speed_spread = 0.02;
+  const Prediction c = predict(g, hw, one);
+  const Prediction d = predict(g, hw, nine);
+  CHECK(c.sync_wait > a.sync_wait);
+  CHECK(d.sync_wait - 1 > 0.9 * (c.sync_wait - 1) / std::sqrt(2.0));
+  CHECK(d.sync_wait - 1 == Approx(std::hypot(0.02, 0.02 / 3) * expected_maximum_of_normals(128)));
 }
 
 TEST_CASE("Gradient accumulation is refused where it cannot apply", "[prediction]") {

@@ -439,6 +439,20 @@ TEST_CASE("Ranks meeting every step wait for the slowest: measured, between and 
   CHECK(sync_wait_factor(sheet, 1) == 1.0);
   CHECK(sync_wait_factor(sheet, 1000) == Approx(1 + 0.005 * 3.241436).epsilon(1e-6));
   CHECK(find_hardware_profile("a100").device.step_jitter == 0.005);
+  // A rank's wander averages over the micro-batches between meetings; a measured wait too.
+  CHECK(sync_wait_factor(sheet, 1000, 4) == Approx(1 + 0.0025 * 3.241436).epsilon(1e-6));
+  CHECK(sync_wait_factor(d, 3, 4) == Approx(1.035));
+  // A device's persistent speed does not average out: with a 1.5% spread of speeds, 64
+  // micro-batches leave the wait almost what the spread alone makes it.
+  sheet.speed_spread = 0.015;
+  CHECK(sync_wait_factor(sheet, 8) == Approx(1 + std::hypot(0.015, 0.005) * expected_maximum_of_normals(8)).epsilon(1e-9));
+  CHECK(sync_wait_factor(sheet, 8, 64) == Approx(1 + std::hypot(0.015, 0.005 / 8) * expected_maximum_of_normals(8)).epsilon(1e-9));
+  CHECK(sync_wait_factor(sheet, 8, 64) > 1 + 0.015 * expected_maximum_of_normals(8));
+  CHECK(sync_wait_factor(sheet, 1, 64) == 1.0);
+  for (const double bad : {-0.01, 1.5}) {
+    const std::string spread_file = write_variant("spread", [bad](nlohmann::json& j) { j["device"]["speed_spread"] = bad; });
+    CHECK_THROWS_WITH(load_hardware_profile(spread_file), Catch::Contains("device: field 'speed_spread' must be a relative spread in [0, 1)"));
+  }
   for (const double bad : {-0.1, 1.0}) {
     const std::string jitter = write_variant("jitter", [bad](nlohmann::json& j) { j["device"]["step_jitter"] = bad; });
     CHECK_THROWS_WITH(load_hardware_profile(jitter), Catch::Contains("device: field 'step_jitter' must be a relative spread in [0, 1)"));
