@@ -8,6 +8,7 @@
 #include "apps/dnnperf/calibrate_command.h"
 #include "apps/dnnperf/cli_style.h"
 #include "apps/dnnperf/comm_command.h"
+#include "apps/dnnperf/compare_command.h"
 #include "apps/dnnperf/fit_command.h"
 #include "apps/dnnperf/net_command.h"
 #include "apps/dnnperf/predict_command.h"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  dnnperf predict -n resnet50 --hardware a100 -b 64 --nodes 4\n"
       "  dnnperf scale -n gpt2 --hardware h100 -b 8 --nodes 1..64 --csv gpt2.csv\n"
+      "  dnnperf compare -n resnet50 -b 256 --dtype bf16 --hardware a100,h100,h200\n"
       "  dnnperf net show bert-base --seq 128\n"
       "Exit status: 0 done, 1 an input cannot be used, 2 a wrong command line, 3 an internal error,\n"
       "77 skipped (no GPU or MPI here).");
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
   dnnperf::cli::add_net_command(app);
   dnnperf::cli::add_predict_command(app);
   dnnperf::cli::add_scale_command(app);
+  dnnperf::cli::add_compare_command(app);
   dnnperf::cli::add_search_command(app);
   int exit_code = 0;
   dnnperf::cli::add_bench_command(app, exit_code);

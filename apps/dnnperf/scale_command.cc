@@ -149,7 +149,8 @@ void run_scale(const RunOptions& o, const ParallelOptions& parallel, const std::
   t.print(std::cout);
   if (waits && hw.device.sync_wait.empty())
     std::cout << "\nwait: the computation's factor for waiting, every step, for the slowest rank (the slowest of that many\n"
-                 "ranks whose steps wander by the profile's step_jitter, " << fixed(100 * hw.device.step_jitter, 2) << "%)\n";
+                 "ranks whose devices' speeds spread by the profile's speed_spread, " << fixed(100 * hw.device.speed_spread, 2)
+              << "%, and whose steps wander by its step_jitter, " << fixed(100 * hw.device.step_jitter, 2) << "%)\n";
   else if (waits)
     std::cout << "\nwait: the computation's factor for waiting, every step, for the slowest rank (profile's sync_wait, measured at "
               << hw.device.sync_wait.rbegin()->first << " ranks; beyond, the slowest of that many independently wandering ranks)\n";

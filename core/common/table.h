@@ -25,6 +25,7 @@ class Table {
   Table& row(std::vector<std::string> cells);
 
   std::size_t rows() const { return rows_.size(); }
+  std::size_t columns() const { return columns_.size(); }
 
   /// The titles, then every row, each cell padded to its column's width, `gap` spaces between
   /// columns; no line ends in spaces.

@@ -126,6 +126,34 @@ check bad_profile_file 1 'no such hardware profile file' -- "$bin" predict -n re
 check tf32_v100 1 'no TF32 tensor cores' -- "$bin" predict -n resnet50 -b 8 --hardware v100 --dtype tf32
 # bench: GPU operations say clearly when there is no GPU; bad options are errors
 tmp=$(mktemp -d)
+# compare: one run on several profiles; a profile that cannot run it says why, the others stand.
+check compare_table 0 '^h100 +8 .* compute' -- "$bin" compare -n resnet50 -b 256 --dtype fp16 --hardware v100,a100,h100
+check compare_one_cannot 0 'v100: .*tf32' -- "$bin" compare -n resnet50 -b 64 --dtype tf32 --hardware v100,a100
+check compare_none_can 1 'no profile compared gives a prediction' -- "$bin" compare -n resnet50 -b 64 --dtype fp8 --hardware v100,a100
+check compare_twice 1 'a profile is named twice' -- "$bin" compare -n resnet50 -b 64 --hardware a100,a100
+check compare_unknown 1 'h300' -- "$bin" compare -n resnet50 -b 64 --hardware a100,h300
+check compare_bad_price 1 "the price of h100, 'abc', is not a positive number" -- "$bin" compare -n resnet50 -b 64 --hardware a100,h100 --gpu-hour-price h100=abc
+check compare_price_other 1 "'v100' is not one of the profiles compared" -- "$bin" compare -n resnet50 -b 64 --hardware a100,h100 --gpu-hour-price v100=1
+check compare_model_parallel 0 '^h100 +128 .*TP' -- "$bin" compare -n gpt3-175b --hardware a100,h100 --nodes 16 --global-batch 256 --dtype bf16
+"$bin" compare -n resnet50 -b 256 --dtype bf16 --hardware a100,h100,h200 --nodes 2 --dataset-size 1281167 --gpu-hour-price a100=1.5,h200=4 \
+  --json --csv "$tmp/compare.csv" >"$tmp/compare.json" && /usr/bin/python3 -c '
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+rows = {r["hardware"]: r for r in j["hardware"]}
+assert j["reference"] == "a100" and rows["a100"]["speedup"] == 1.0
+# Newer GPUs train faster; speed-ups are throughput ratios.
+assert rows["h100"]["speedup"] > 1.2 and rows["h200"]["speedup"] >= rows["h100"]["speedup"] * 0.99, rows
+for name, r in rows.items():
+    p = r["prediction"]
+    assert abs(r["speedup"] - p["samples_per_s"] / rows["a100"]["prediction"]["samples_per_s"]) < 1e-9
+# Cost: price x GPUs x time; no price, no cost.
+a = rows["a100"]
+assert abs(a["cost_per_million_samples"] - 1.5 * 16 / 3600 / a["prediction"]["samples_per_s"] * 1e6) < 1e-6 * a["cost_per_million_samples"]
+assert abs(a["cost_per_epoch"] - 1.5 * 16 * a["prediction"]["epoch_s"] / 3600) < 1e-6 * a["cost_per_epoch"]
+assert "cost_per_epoch" not in rows["h100"]
+c = list(csv.DictReader(open(sys.argv[2])))
+assert [r["hardware"] for r in c] == ["a100", "h100", "h200"] and c[1]["gpu_hour_price"] == "" and float(c[2]["gpu_hour_price"]) == 4
+' "$tmp/compare.json" "$tmp/compare.csv" && echo "ok   compare_json_csv" || { echo "FAIL compare_json_csv"; fail=1; }
 out=$("$bin" bench launch -o "$tmp/launch.jsonl" 2>&1); rc=$?
 if [ $rc -eq 77 ]; then grep -q "no CUDA device\|built without CUDA" <<<"$out" && echo "ok   bench_no_gpu" || { echo "FAIL bench_no_gpu: $out"; fail=1; }
 elif [ $rc -eq 0 ]; then grep -q '"op":"launch"' "$tmp/launch.jsonl" && echo "ok   bench_gpu_launch" || { echo "FAIL bench_gpu_launch"; fail=1; }
