@@ -50,15 +50,10 @@ std::map<std::string, double> parse_prices(const std::string& text, const std::v
     const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     if (std::find(hardware.begin(), hardware.end(), name) == hardware.end())
       throw InputError("--gpu-hour-price: '" + name + "' is not one of the profiles compared (--hardware)");
-    std::size_t used = 0;
-    double price = -1;
-    try {
-      price = std::stod(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != value.size() || !(price > 0)) throw InputError("--gpu-hour-price: the price of " + name + ", '" + value + "', is not a positive number");
-    prices[name] = price;
+    // The command line's own rule for a positive number (finite, nothing after it).
+    std::string checked = value;
+    if (!positive()(checked).empty()) throw InputError("--gpu-hour-price: the price of " + name + ", '" + value + "', is not a positive number");
+    prices[name] = std::stod(value);
   }
   return prices;
 }
@@ -77,11 +72,9 @@ struct Row {
   nlohmann::json json;
 };
 
-Row data_parallel_row(const RunOptions& o, const std::string& name, int nodes) {
-  const HardwareProfile hw = find_hardware_profile(name);
+Row data_parallel_row(const RunOptions& o, const Graph& g, const std::string& name, const HardwareProfile& hw, int nodes) {
   RunConfig config = run_config(o, hw);
   config.plan.nodes = nodes;
-  const Graph g = load_network(o.network, load_options(o, o.batch));
   const Prediction p = predict(g, hw, config);
   Row r;
   r.name = name;
@@ -102,8 +95,7 @@ Row data_parallel_row(const RunOptions& o, const std::string& name, int nodes) {
   return r;
 }
 
-Row model_parallel_row(const RunOptions& o, const ParallelOptions& parallel, const std::string& name, int nodes) {
-  const HardwareProfile hw = find_hardware_profile(name);
+Row model_parallel_row(const RunOptions& o, const ParallelOptions& parallel, const std::string& name, const HardwareProfile& hw, int nodes) {
   const int gpus = nodes * (o.gpus_per_node > 0 ? o.gpus_per_node : hw.node.devices);
   ModelParallelEvaluator evaluator(transformer_of(o), hw);
   const PlanSearchResult result = search_plans(evaluator, search_space(o, parallel, hw, gpus), 1);
@@ -135,15 +127,19 @@ void run_compare(const RunOptions& o, const ParallelOptions& parallel, const std
   const bool model_parallel = parallel.any_given();
   if (!model_parallel && o.batch <= 0)
     throw InputError("--batch is required: samples per device (or --global-batch to compare a transformer's best model-parallel plans)");
-  for (const std::string& name : names) find_hardware_profile(name);  // an unknown name or a bad file stops here, before any work
+  // An unknown name, a bad profile file or network, or a bad price stops here, before any work.
+  std::vector<HardwareProfile> profiles;
+  for (const std::string& name : names) profiles.push_back(find_hardware_profile(name));
   const std::map<std::string, double> prices = parse_prices(price_text, names);
+  const std::optional<Graph> graph = model_parallel ? std::nullopt : std::optional<Graph>(load_network(o.network, load_options(o, o.batch)));
 
   std::vector<Row> rows;
-  for (const std::string& name : names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
     // What one profile cannot run (TF32 on a V100, FP8 before Hopper) is that profile's answer,
     // not a reason to drop the others.
     try {
-      rows.push_back(model_parallel ? model_parallel_row(o, parallel, name, nodes) : data_parallel_row(o, name, nodes));
+      rows.push_back(model_parallel ? model_parallel_row(o, parallel, name, profiles[i], nodes) : data_parallel_row(o, *graph, name, profiles[i], nodes));
     } catch (const InputError& e) {
       Row r;
       r.name = name;

@@ -133,6 +133,8 @@ check compare_none_can 1 'no profile compared gives a prediction' -- "$bin" comp
 check compare_twice 1 'a profile is named twice' -- "$bin" compare -n resnet50 -b 64 --hardware a100,a100
 check compare_unknown 1 'h300' -- "$bin" compare -n resnet50 -b 64 --hardware a100,h300
 check compare_bad_price 1 "the price of h100, 'abc', is not a positive number" -- "$bin" compare -n resnet50 -b 64 --hardware a100,h100 --gpu-hour-price h100=abc
+check compare_infinite_price 1 "the price of h100, 'inf', is not a positive number" -- "$bin" compare -n resnet50 -b 64 --hardware a100,h100 --gpu-hour-price h100=inf
+check compare_bad_network 1 "unknown network 'resnet5'" -- "$bin" compare -n resnet5 -b 64 --hardware a100,h100
 check compare_price_other 1 "'v100' is not one of the profiles compared" -- "$bin" compare -n resnet50 -b 64 --hardware a100,h100 --gpu-hour-price v100=1
 check compare_model_parallel 0 '^h100 +128 .*TP' -- "$bin" compare -n gpt3-175b --hardware a100,h100 --nodes 16 --global-batch 256 --dtype bf16
 "$bin" compare -n resnet50 -b 256 --dtype bf16 --hardware a100,h100,h200 --nodes 2 --dataset-size 1281167 --gpu-hour-price a100=1.5,h200=4 \
